@@ -1,0 +1,1 @@
+#include <inotifytools/inotifytools.h>

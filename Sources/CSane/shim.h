@@ -1,0 +1,2 @@
+#include <sane/sane.h>
+#include <sane/saneopts.h>

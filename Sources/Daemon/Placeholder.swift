@@ -1,0 +1,1 @@
+// Daemon adapter: filled in by its issue.

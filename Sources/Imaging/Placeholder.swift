@@ -1,0 +1,1 @@
+// Imaging adapter: filled in by its issue.

@@ -1,0 +1,1 @@
+// PDFAccess adapter: filled in by its issue.

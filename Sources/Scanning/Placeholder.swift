@@ -1,0 +1,1 @@
+// Scanning adapter: filled in by its issue.

@@ -1,0 +1,1 @@
+// Watching adapter: filled in by its issue.
