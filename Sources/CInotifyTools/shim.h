@@ -1,1 +1,2 @@
+#include <sys/inotify.h>
 #include <inotifytools/inotifytools.h>

@@ -1,1 +1,0 @@
-// Daemon adapter: filled in by its issue.

@@ -1,1 +1,0 @@
-// Imaging adapter: filled in by its issue.

@@ -1,1 +1,0 @@
-// PDFAccess adapter: filled in by its issue.

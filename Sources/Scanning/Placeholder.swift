@@ -1,1 +1,0 @@
-// Scanning adapter: filled in by its issue.

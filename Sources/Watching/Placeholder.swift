@@ -1,1 +1,0 @@
-// Watching adapter: filled in by its issue.
