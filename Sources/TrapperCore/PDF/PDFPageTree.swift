@@ -1,0 +1,96 @@
+/// Adding pages by rewriting only the page-tree root (§7.7.3): new page objects hang directly
+/// off the root, whose /Kids and /Count change; no existing page is touched, so the cost does not
+/// grow with the page count. (A root with very many /Kids is rewritten whole each time; a later
+/// version could hang new pages under a fresh intermediate node instead.)
+public enum PDFPageTree {
+    /// Adds `pages` to the document `reader` reads, into `revision`; returns the new pages'
+    /// references in document order.
+    @discardableResult
+    public static func addPages(
+        _ pages: [PDFNewPage], at position: PDFPagePosition, reader: PDFTailReader, to revision: inout PDFRevision
+    ) throws -> [PDFReference] {
+        let catalog = try reader.catalog()
+        guard let rootReference = catalog[.pages]?.referenceValue,
+            case .dictionary(var root) = try reader.resolve(rootReference)
+        else {
+            throw PDFError.damaged(.readingPageTree, offset: 0, "catalog /Pages is not a reference to a dictionary")
+        }
+        // /Kids may itself be indirect; then that array object is the one to replace.
+        var kidsHolder: PDFReference? = nil
+        var kids: [PDFObject]
+        switch root[.kids] {
+        case .array(let array)?:
+            kids = array
+        case .reference(let reference)?:
+            guard case .array(let array) = try reader.resolve(reference) else {
+                throw PDFError.damaged(.readingPageTree, offset: 0, "page-tree root /Kids is not an array")
+            }
+            kids = array
+            kidsHolder = reference
+        default:
+            throw PDFError.damaged(.readingPageTree, offset: 0, "page-tree root has no /Kids")
+        }
+        let count: Int
+        switch root[.count] {
+        case .reference(let reference)?: count = try reader.resolve(reference).integerValue ?? kids.count
+        case let value?: count = value.integerValue ?? kids.count
+        case nil: count = kids.count
+        }
+
+        let added = pages.map { addPage($0, parent: rootReference, root: root, to: &revision) }
+        let addedKids = added.map(PDFObject.reference)
+        kids = position == .end ? kids + addedKids : addedKids + kids
+
+        if let kidsHolder {
+            revision.set(kidsHolder, to: .array(kids))
+        } else {
+            root[.kids] = .array(kids)
+        }
+        root[.count] = .integer(count + pages.count)
+        revision.set(rootReference, to: .dictionary(root))
+        return added
+    }
+
+    /// A brand-new document holding `pages`: catalog, page-tree root, pages, written from scratch
+    /// by the same writer as every update.
+    public static func newDocument(_ pages: [PDFNewPage], version: String = "1.7", info: PDFDictionary? = nil)
+        -> PDFRevision
+    {
+        var revision = PDFRevision(newFileVersion: version)
+        let catalog = revision.reserve()
+        let rootReference = revision.reserve()
+        let root: PDFDictionary = [.type: .name("Pages"), .kids: [], .count: 0]
+        let added = pages.map { addPage($0, parent: rootReference, root: root, to: &revision) }
+        revision.set(catalog, to: .dictionary([.type: .name("Catalog"), .pages: .reference(rootReference)]))
+        revision.set(
+            rootReference,
+            to: .dictionary([
+                .type: .name("Pages"), .kids: .array(added.map(PDFObject.reference)), .count: .integer(added.count),
+            ]))
+        revision.root = catalog
+        if let info { revision.info = revision.add(.dictionary(info)) }
+        return revision
+    }
+
+    /// A page with its own /MediaBox and /Resources (and /CropBox, /Rotate when the root has
+    /// them), so nothing is inherited from the root by accident (§7.7.3.4).
+    private static func addPage(_ page: PDFNewPage, parent: PDFReference, root: PDFDictionary,
+        to revision: inout PDFRevision) -> PDFReference
+    {
+        let contents = revision.add(.stream(page.contents))
+        let mediaBox = PDFObject.array(page.mediaBox.map(number))
+        var dictionary: PDFDictionary = [
+            .type: .name("Page"), "Parent": .reference(parent), "MediaBox": mediaBox,
+            "Resources": .dictionary(page.resources), "Contents": .reference(contents),
+        ]
+        if root["CropBox"] != nil { dictionary["CropBox"] = mediaBox }
+        if page.rotate != 0 || root["Rotate"] != nil { dictionary["Rotate"] = .integer(page.rotate) }
+        return revision.add(.dictionary(dictionary))
+    }
+
+    /// Whole numbers as integers (`612`, not `612.0`): smaller, and what every writer does.
+    static func number(_ value: Double) -> PDFObject {
+        if value == value.rounded(), abs(value) < 1e15 { return .integer(Int(value)) }
+        return .real(value)
+    }
+}
