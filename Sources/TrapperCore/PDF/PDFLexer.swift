@@ -133,7 +133,6 @@ struct PDFLexer {
     }
 
     private mutating func hexString() throws -> PDFString {
-        let start = position
         position += 1
         var out: [UInt8] = []
         var high: UInt8? = nil
@@ -154,7 +153,6 @@ struct PDFLexer {
             }
         }
         if let pending = high { out.append(pending << 4) }  // odd count: final digit is followed by 0
-        _ = start
         return PDFString(bytes: out, form: .hex)
     }
 
