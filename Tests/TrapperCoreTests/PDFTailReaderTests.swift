@@ -184,6 +184,61 @@ struct PDFTailReaderTests {
         #expect(readError(Array(repeating: 0x25, count: 5000)) != nil)
     }
 
+    @Test(arguments: ["\r\n", " \n", "\n", " \r\n"])
+    func xrefEntriesOfEveryWidth(eol: String) throws {
+        var pdf = PDFHandBuilder()
+        pdf.object(1, "<</Type/Catalog/Pages 2 0 R>>")
+        pdf.object(2, "<</Type/Pages/Kids[]/Count 0>>")
+        let start = pdf.bytes.count
+        let line = { (offset: Int, kind: String) in String(format: "%010d 00000 %@", offset, kind) + eol }
+        pdf.raw("xref\n0 3\n" + line(0, "f") + line(pdf.offsets[1]!, "n") + line(pdf.offsets[2]!, "n"))
+        pdf.raw("trailer\n<</Size 3/Root 1 0 R>>\nstartxref\n\(start)\n%%EOF")
+        let reader = try PDFTailReader(source: PDFMemorySource(pdf.bytes))
+        #expect(try reader.resolve(PDFReference(2)).dictionaryValue?[.count] == 0)
+        #expect(!reader.tail.endsWithEOL)
+    }
+
+    @Test func mutatedFilesNeverCrashTheReader() throws {
+        var generator = SystemRandomNumberGenerator()
+        let valid = try append(newFile(pages: 2), pages: 1)
+        for round in 0..<500 {
+            var bytes = valid
+            for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                let index = Int.random(in: 0..<bytes.count, using: &generator)
+                bytes[index] = round % 2 == 0 ? UInt8.random(in: 0...255, using: &generator) : UInt8(ascii: "(")
+            }
+            if round % 5 == 0 { bytes = Array(bytes.prefix(Int.random(in: 0..<bytes.count, using: &generator))) }
+            guard let reader = try? PDFTailReader(source: PDFMemorySource(bytes)) else { continue }
+            for number in 0..<min(reader.tail.size, 50) { _ = try? reader.object(number: number) }
+            var revision = PDFRevision(appendingTo: reader.tail)
+            _ = try? PDFPageTree.addPages([rectanglePage()], at: .end, reader: reader, to: &revision)
+        }
+    }
+
+    @Test func hugeNumbersInTheXrefAreDamageNotOverflow() throws {
+        for tail in [
+            "xref\n9223372036854775000 9223372036854775000\n", "xref\n0 99999999999\n",
+        ] {
+            var pdf = PDFHandBuilder()
+            pdf.object(1, "<</Type/Catalog>>")
+            let start = pdf.bytes.count
+            pdf.raw(tail + "trailer\n<</Size 2/Root 1 0 R>>\nstartxref\n\(start)\n%%EOF\n")
+            #expect(readError(pdf.bytes)?.needsRepair == true)
+        }
+        var pdf = PDFHandBuilder()
+        pdf.object(1, "<</Type/Catalog>>")
+        pdf.raw("startxref\n9223372036854775807\n%%EOF\n")
+        #expect(readError(pdf.bytes)?.needsRepair == true)
+        var stream = PDFHandBuilder()
+        stream.object(1, "<</Type/Catalog>>")
+        let rows: [UInt8] = [1] + Array(repeating: 0xFF, count: 8) + [0]
+        let start = stream.bytes.count
+        stream.stream(2, "<</Type/XRef/Size 3/W[1 8 1]/Index[1 1]/Root 1 0 R/Length 10>>", rows)
+        stream.raw("startxref\n\(start)\n%%EOF\n")
+        let reader = try PDFTailReader(source: PDFMemorySource(stream.bytes))
+        #expect(throws: PDFError.self) { try reader.catalog() }
+    }
+
     @Test func encryptedFilesAreRefused() throws {
         var pdf = PDFHandBuilder()
         pdf.object(1, "<</Type/Catalog/Pages 2 0 R>>")

@@ -28,7 +28,7 @@ struct PDFObjectLoader {
         case .reference(let reference)?: declared = try? resolveLength(reference)
         default: break
         }
-        if let length = declared, length >= 0, dataOffset + length <= reader.source.length {
+        if let length = declared, length >= 0, length <= reader.source.length - dataOffset {
             let data = try reader.read(dataOffset, length, step: step)
             let after = try reader.read(dataOffset + length, 32, step: step)
             var index = 0

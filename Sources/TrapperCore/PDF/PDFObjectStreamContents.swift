@@ -11,7 +11,7 @@ struct PDFObjectStreamContents: Sendable {
         self.fileOffset = fileOffset
         guard stream.dictionary[.type]?.nameValue == "ObjStm",
             let count = stream.dictionary["N"]?.integerValue, count >= 0,
-            let first = stream.dictionary["First"]?.integerValue, first >= 0
+            let first = stream.dictionary["First"]?.integerValue, (0..<(1 << 40)).contains(first)
         else {
             throw PDFError.damaged(step, offset: fileOffset, "not an object stream (/Type /ObjStm with /N, /First)")
         }
@@ -28,7 +28,7 @@ struct PDFObjectStreamContents: Sendable {
         members.reserveCapacity(count)
         for _ in 0..<count {
             guard case .integer(let number)? = try? lexer.next(), case .integer(let offset)? = try? lexer.next(),
-                number >= 0, offset >= 0
+                number >= 0, (0..<(1 << 40)).contains(offset)
             else {
                 throw PDFError.damaged(step, offset: fileOffset, "object stream header is malformed")
             }

@@ -12,7 +12,7 @@ extension PDFTailReader {
                 let read = try Self.readSection(
                     at: next, headerOffset: tail.headerOffset, reader: reader, decoder: decoder)
                 sections.append(read.section)
-                nextSectionOffset = read.prev.map { $0 + tail.headerOffset }
+                nextSectionOffset = read.prev.map { $0 &+ tail.headerOffset }
             }
             switch sections[index] {
             case .table(let table, let hybrid):
@@ -44,7 +44,7 @@ extension PDFTailReader {
                 try self.object(number: reference.number)?.integerValue
             }
             object = try loader.loadObject(
-                at: offset + tail.headerOffset, expectedNumber: number, step: .resolvingObject
+                at: offset &+ tail.headerOffset, expectedNumber: number, step: .resolvingObject
             ).1
         case .inObjectStream(let streamNumber, let index)?:
             object = try objectStream(streamNumber).object(at: index, expectedNumber: number)
@@ -81,7 +81,7 @@ extension PDFTailReader {
         guard case .stream(let stream)? = try object(number: number) else {
             throw PDFError.damaged(.readingObjectStream, offset: offset, "object \(number) is not a stream")
         }
-        let contents = try PDFObjectStreamContents(stream: stream, fileOffset: offset + tail.headerOffset, decoder: decoder)
+        let contents = try PDFObjectStreamContents(stream: stream, fileOffset: offset &+ tail.headerOffset, decoder: decoder)
         objectStreams[number] = contents
         return contents
     }

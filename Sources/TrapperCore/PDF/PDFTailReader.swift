@@ -65,14 +65,14 @@ public final class PDFTailReader {
         }
         var lexer = PDFLexer(bytes: Array(tailBytes[..<eof]), baseOffset: tailStart, position: keyword + 9)
         lexer.step = .findingStartxref
-        guard case .integer(let startxref)? = try? lexer.next(), startxref >= 0 else {
+        guard case .integer(let startxref)? = try? lexer.next(), startxref >= 0, startxref < length else {
             throw PDFError.damaged(.findingStartxref, offset: tailStart + keyword, "startxref is not followed by an offset")
         }
 
         let firstSection = try Self.readSection(
             at: startxref + headerOffset, headerOffset: headerOffset, reader: reader, decoder: decoder)
         sections = [firstSection.section]
-        nextSectionOffset = firstSection.prev.map { $0 + headerOffset }
+        nextSectionOffset = firstSection.prev.map { $0 &+ headerOffset }
         visitedSectionOffsets = [startxref + headerOffset]
 
         let trailer = firstSection.section.trailer
@@ -109,7 +109,7 @@ public final class PDFTailReader {
             let table = try PDFXrefTableSection(at: start, reader: reader)
             var hybrid: PDFXrefStreamSection? = nil
             if let hybridOffset = table.trailer[.xrefStm]?.integerValue {
-                hybrid = try readStreamSection(at: hybridOffset + headerOffset, reader: reader, decoder: decoder)
+                hybrid = try readStreamSection(at: hybridOffset &+ headerOffset, reader: reader, decoder: decoder)
             }
             return (.table(table, hybrid: hybrid), .table, table.trailer[.prev]?.integerValue)
         }

@@ -29,7 +29,8 @@ struct PDFXrefStreamSection: Sendable {
         var ranges: [(first: Int, count: Int, firstRow: Int)] = []
         var row = 0
         for pair in stride(from: 0, to: index.count, by: 2) {
-            guard index[pair] >= 0, index[pair + 1] >= 0 else {
+            // Bounds keep the row arithmetic from overflowing on garbage.
+            guard (0..<(1 << 40)).contains(index[pair]), (0..<(1 << 32)).contains(index[pair + 1]) else {
                 throw PDFError.damaged(step, offset: offset, "bad /Index")
             }
             ranges.append((index[pair], index[pair + 1], row))

@@ -39,8 +39,9 @@ struct PDFXrefTableSection: Sendable {
                 position = lexer.offset
                 break
             }
-            guard case .integer(let first) = token, first >= 0,
-                case .integer(let count) = try lexer.next(), count >= 0
+            // Bounds keep the arithmetic below from overflowing on garbage.
+            guard case .integer(let first) = token, (0..<(1 << 40)).contains(first),
+                case .integer(let count) = try lexer.next(), count >= 0, count <= reader.source.length / 19
             else {
                 throw PDFError.damaged(step, offset: position, "expected a subsection header or 'trailer'")
             }
@@ -55,7 +56,8 @@ struct PDFXrefTableSection: Sendable {
                 }
                 var end = 18
                 while end < line.count, PDFBytes.isWhitespace(line[end]) { end += 1 }
-                width = end
+                // A lone entry may be followed by extra blank lines before `trailer`.
+                width = count == 1 ? min(end, 21) : end
                 guard (19...21).contains(width) else {
                     throw PDFError.damaged(step, offset: entriesOffset, "xref entry is not 20 bytes wide")
                 }
