@@ -1,0 +1,108 @@
+/// The daemon's whole configuration, checked and with every path absolute.
+public struct Config: Sendable {
+    /// The file it was read from (absolute).
+    public var file: String
+    public var daemon: DaemonSettings
+    public var library: LibrarySettings
+    public var inbox: InboxSettings
+    public var edits: FolderSettings
+    public var signatures: FolderSettings
+    public var rules: [Rule]
+    public var scanners: [ScannerBinding]
+    public var profiles: [ScanProfile]
+
+    public func router(host: String = "") -> Router {
+        Router(rules: rules, libraryRoot: library.root, archiveRoot: inbox.archive, host: host)
+    }
+}
+
+public enum LogLevel: String, Sendable, CaseIterable {
+    case debug, info, notice, warning, error
+}
+
+public struct DaemonSettings: Sendable {
+    /// Journal, claimed inputs, undo tails. Default: `$STATE_DIRECTORY` (systemd's StateDirectory=),
+    /// else `$XDG_STATE_HOME/pdftrapper`, else `~/.local/state/pdftrapper`.
+    public var stateDir: String
+    public var logLevel: LogLevel
+}
+
+public struct LibrarySettings: Sendable {
+    /// Every target PDF lives below it.
+    public var root: String
+}
+
+public enum WatchMode: String, Sendable, CaseIterable {
+    /// inotify on local file systems, polling on network and FUSE ones.
+    case auto
+    case inotify
+    case poll
+}
+
+public enum DuplicatePolicy: String, Sendable, CaseIterable {
+    /// Content already ingested into the same target (same SHA-256) is not added again.
+    case skip
+    case ingest
+}
+
+public struct InboxSettings: Sendable {
+    public var path: String
+    /// Quiet time after the last write before a file is taken.
+    public var settleSeconds: Double
+    public var watch: WatchMode
+    public var pollSeconds: Double
+    public var rescanSeconds: Double
+    /// Names never taken (temporary and hidden files of sync tools and editors).
+    public var ignore: [Glob]
+    public var archive: String
+    public var quarantine: String
+    public var duplicates: DuplicatePolicy
+
+    public static let defaultIgnore = [
+        ".*", "*.part", "*.tmp", "*.crdownload", "*~", ".~lock.*", ".syncthing.*", "._*", "Thumbs.db", "@eaDir",
+    ]
+}
+
+public struct FolderSettings: Sendable {
+    public var path: String
+}
+
+/// `[[scanner]]`: a device whose buttons start scan profiles.
+public struct ScannerBinding: Sendable {
+    /// A SANE device name, or a pattern such as `"fujitsu:*"`; the first device that matches.
+    public var device: String
+    /// Button (sensor option) name to profile name.
+    public var buttons: [String: String]
+    public var pollSeconds: Double
+    /// Keep the device open between polls (faster, but other programs cannot scan meanwhile).
+    public var keepOpen: Bool
+    public var busyBackoffSeconds: Double
+}
+
+public enum ScanSource: Sendable, Equatable {
+    case flatbed, adf, adfDuplex
+    /// The device's own name for a source, passed through.
+    case named(String)
+}
+
+public enum ColorMode: String, Sendable, CaseIterable {
+    case color, gray, lineart
+}
+
+/// `[profile.NAME]`: how to scan, and where the pages go.
+public struct ScanProfile: Sendable {
+    public var name: String
+    public var device: String?
+    public var source: ScanSource
+    public var colorMode: ColorMode
+    public var resolution: Int
+    /// Width and height in millimetres.
+    public var pageSize: (width: Double, height: Double)
+    public var jpegQuality: Int
+    /// Device options passed through by name: text, integer, float or boolean values.
+    public var options: [(name: String, value: TOMLValue)]
+    /// Where the pages go; nil lets the rules decide (as `source = "scanner"`).
+    public var target: PathTemplate?
+    /// How the pages join `target`.
+    public var ingestMode: IngestMode
+}

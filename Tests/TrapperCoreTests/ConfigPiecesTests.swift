@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import TrapperCore
+
+@Suite struct QuantitiesTests {
+    @Test func durations() {
+        #expect(Quantities.seconds("500ms") == 0.5)
+        #expect(Quantities.seconds("2s") == 2)
+        #expect(Quantities.seconds("1h30m") == 5400)
+        #expect(Quantities.seconds("1.5 m") == 90)
+        #expect(Quantities.seconds("2") == nil)
+        #expect(Quantities.seconds("2 parsecs") == nil)
+        #expect(Quantities.seconds("") == nil)
+    }
+
+    @Test func sizes() {
+        #expect(Quantities.bytes("10MB") == 10_000_000)
+        #expect(Quantities.bytes("512 KiB") == 524_288)
+        #expect(Quantities.bytes("1.5GB") == 1_500_000_000)
+        #expect(Quantities.bytes("42") == 42)
+        #expect(Quantities.bytes("10 furlongs") == nil)
+        #expect(Quantities.bytes("99999999999GB") == nil)
+    }
+}
+
+@Suite struct SuggestionTests {
+    @Test func closeTyposAreSuggested() {
+        #expect(Suggestion.closest(to: "setle", among: ["settle", "watch"]) == "settle")
+        #expect(Suggestion.closest(to: "pahts", among: ["path", "paths"]) == "paths")
+        #expect(Suggestion.closest(to: "xyz", among: ["settle", "watch"]) == nil)
+        #expect(Suggestion.editDistance("ab", "ba") == 1)
+        #expect(Suggestion.editDistance("", "abc") == 3)
+    }
+}
+
+@Suite struct ParsedArgumentsTests {
+    let spec = ArgumentSpec(flags: ["--prepend"], options: ["--config", "--to"])
+
+    @Test func splitsFlagsOptionsAndPositionals() throws {
+        let parsed = try ParsedArguments(["a.jpg", "--config", "c.toml", "--prepend", "--to=t.pdf", "--", "--odd"], spec: spec)
+        #expect(parsed.positionals == ["a.jpg", "--odd"])
+        #expect(parsed.options == ["--config": "c.toml", "--to": "t.pdf"])
+        #expect(parsed.has("--prepend"))
+    }
+
+    @Test func aLoneDashIsAPositional() throws {
+        #expect(try ParsedArguments(["-"], spec: spec).positionals == ["-"])
+    }
+
+    @Test(arguments: [
+        (["--nope"], ArgumentError.unknownOption("--nope")),
+        (["--config"], .missingValue(option: "--config")),
+        (["--prepend=yes"], .unexpectedValue(flag: "--prepend")),
+        (["--to", "a", "--to", "b"], .repeatedOption("--to")),
+        (["-x"], .unknownOption("-x")),
+    ])
+    func refusesBadArguments(arguments: [String], error: ArgumentError) {
+        #expect(throws: error) { try ParsedArguments(arguments, spec: spec) }
+    }
+}
+
+@Suite struct ConfigLocationTests {
+    @Test func searchOrder() {
+        #expect(ConfigLocation.candidates(environment: ["PDFTRAPPER_CONFIG": "/x.toml", "HOME": "/h"]) == ["/x.toml"])
+        #expect(ConfigLocation.candidates(environment: ["XDG_CONFIG_HOME": "/xdg", "HOME": "/h"])
+                == ["/xdg/pdftrapper/config.toml", "/etc/pdftrapper/config.toml"])
+        #expect(ConfigLocation.candidates(environment: ["HOME": "/h"])
+                == ["/h/.config/pdftrapper/config.toml", "/etc/pdftrapper/config.toml"])
+        #expect(ConfigLocation.find(environment: ["HOME": "/h"]) { $0.hasPrefix("/etc") } == "/etc/pdftrapper/config.toml")
+    }
+}
+
+@Suite struct ConfigParserTests {
+    func parse(_ text: String, environment: [String: String] = ["HOME": "/home/ann"]) throws -> Config {
+        try ConfigParser.parse(Array(text.utf8), file: "/etc/pdftrapper/config.toml", environment: environment)
+    }
+
+    @Test func defaultsSitBesideTheInbox() throws {
+        let config = try parse("[library]\nroot = \"~/Documents\"\n[inbox]\npath = \"/srv/scans/inbox\"\n")
+        #expect(config.library.root == "/home/ann/Documents")
+        #expect(config.inbox.archive == "/srv/scans/archive")
+        #expect(config.inbox.quarantine == "/srv/scans/quarantine")
+        #expect(config.edits.path == "/srv/scans/edits")
+        #expect(config.signatures.path == "/srv/scans/signatures")
+        #expect(config.daemon.stateDir == "/home/ann/.local/state/pdftrapper")
+        #expect(config.inbox.settleSeconds == 2)
+        #expect(config.inbox.rescanSeconds == 300)
+        #expect(config.inbox.ignore.map(\.pattern) == InboxSettings.defaultIgnore)
+    }
+
+    @Test func stateDirFollowsSystemd() throws {
+        let config = try parse("[library]\nroot = \"/l\"\n[inbox]\npath = \"/i/in\"\n",
+                               environment: ["STATE_DIRECTORY": "/var/lib/pdftrapper", "HOME": "/root"])
+        #expect(config.daemon.stateDir == "/var/lib/pdftrapper")
+    }
+
+    @Test func relativePathsAreBelowTheConfigFolder() throws {
+        let config = try parse("[library]\nroot = \"docs/../library\"\n[inbox]\npath = \"./in\"\n")
+        #expect(config.library.root == "/etc/pdftrapper/library")
+        #expect(config.inbox.path == "/etc/pdftrapper/in")
+    }
+
+    @Test func profilesAndScannersAreRead() throws {
+        let config = try parse("""
+        [library]
+        root = "/l"
+        [inbox]
+        path = "/i/in"
+        [[scanner]]
+        device = "test:*"
+        buttons = { scan = "doc" }
+        [profile.doc]
+        source = "ADF Front"
+        mode = "gray"
+        page_size = [100, 150.5]
+        options = { brightness = 10, "tl-x" = 0.5 }
+        target = "Scans/{date}.pdf"
+
+        """)
+        #expect(config.scanners.first?.buttons == ["scan": "doc"])
+        #expect(config.scanners.first?.pollSeconds == 0.5)
+        let profile = try #require(config.profiles.first)
+        #expect(profile.source == .named("ADF Front"))
+        #expect(profile.colorMode == .gray)
+        #expect(profile.pageSize.width == 100 && profile.pageSize.height == 150.5)
+        #expect(profile.options.map(\.name) == ["brightness", "tl-x"])
+        #expect(profile.target?.text == "Scans/{date}.pdf")
+    }
+}
