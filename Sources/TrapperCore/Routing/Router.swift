@@ -1,0 +1,118 @@
+import Foundation
+
+/// An input as routing sees it: everything a rule can match on, nothing read from disk.
+public struct RouteInput: Sendable {
+    /// Relative to the inbox, `/`-separated.
+    public var relativePath: String
+    public var bytes: Int64
+    public var kind: FileKind
+    public var source: InputSource
+    public var button: String?
+    public var profile: String?
+    public var date: Date
+
+    public init(relativePath: String, bytes: Int64, kind: FileKind, source: InputSource = .inbox,
+                button: String? = nil, profile: String? = nil, date: Date) {
+        self.relativePath = relativePath
+        self.bytes = bytes
+        self.kind = kind
+        self.source = source
+        self.button = button
+        self.profile = profile
+        self.date = date
+    }
+}
+
+/// What will happen to one input: `pdftrapper explain` prints it, the daemon carries it out.
+public struct RoutePlan: Sendable, Equatable {
+    public var rule: String
+    /// 1-based position of the rule in the config.
+    public var ruleNumber: Int
+    /// Relative to the library root.
+    public var target: String
+    public var targetPath: String
+    public var mode: IngestMode
+    public var original: OriginalDisposition
+    /// Where the original goes when archived; nil otherwise.
+    public var archivePath: String?
+}
+
+/// Rules in order; the first that matches decides. Pure: the file system is asked only whether a
+/// name is taken, through `exists`, so `new` mode can pick a free one.
+public struct Router: Sendable {
+    public var rules: [Rule]
+    public var libraryRoot: String
+    public var archiveRoot: String
+    public var timeZone: TimeZone
+    public var host: String
+
+    public init(rules: [Rule], libraryRoot: String, archiveRoot: String, timeZone: TimeZone = .current, host: String = "") {
+        self.rules = rules
+        self.libraryRoot = libraryRoot
+        self.archiveRoot = archiveRoot
+        self.timeZone = timeZone
+        self.host = host
+    }
+
+    /// The first rule that takes the input, with its 0-based index.
+    public func firstMatch(for input: RouteInput) -> (index: Int, rule: Rule)? {
+        rules.enumerated().first { Self.matches($0.element.match, input) }.map { ($0.offset, $0.element) }
+    }
+
+    public func plan(for input: RouteInput, exists: (String) -> Bool = { _ in false }) -> RoutePlan? {
+        guard let (index, rule) = firstMatch(for: input) else { return nil }
+        let values = TemplateValues(date: input.date, timeZone: timeZone, relativePath: input.relativePath,
+                                    rule: rule.name, source: input.source, button: input.button ?? "",
+                                    profile: input.profile ?? "", host: host)
+        let target = targetName(rule, values, exists: exists)
+        let archive = rule.original == .archive ? join(archiveRoot, rule.archiveAs.render(values)) : nil
+        return RoutePlan(rule: rule.name, ruleNumber: index + 1, target: target, targetPath: join(libraryRoot, target),
+                         mode: rule.mode, original: rule.original, archivePath: archive)
+    }
+
+    /// Appending and prepending use the name as it renders; `new` and `batch` find a free one.
+    private func targetName(_ rule: Rule, _ values: TemplateValues, exists: (String) -> Bool) -> String {
+        guard rule.mode == .new || rule.mode == .batch else { return rule.target.render(values) }
+        if rule.target.usesSequence {
+            var sequence = 1
+            while exists(join(libraryRoot, rule.target.render(values, sequence: sequence))) { sequence += 1 }
+            return rule.target.render(values, sequence: sequence)
+        }
+        let plain = rule.target.render(values)
+        guard exists(join(libraryRoot, plain)) else { return plain }
+        let (base, ext) = splitExtension(plain)
+        var sequence = 2
+        while exists(join(libraryRoot, "\(base)-\(sequence)\(ext)")) { sequence += 1 }
+        return "\(base)-\(sequence)\(ext)"
+    }
+
+    static func matches(_ match: RuleMatch, _ input: RouteInput) -> Bool {
+        if let folder = match.folder?.split(separator: "/").joined(separator: "/"), !folder.isEmpty {
+            let inputFolder = input.relativePath.split(separator: "/").dropLast().joined(separator: "/")
+            guard inputFolder == folder || inputFolder.hasPrefix(folder + "/") else { return false }
+        }
+        if !match.globs.isEmpty, !match.globs.contains(where: { $0.matches(relativePath: input.relativePath) }) {
+            return false
+        }
+        if let pattern = match.regex {
+            guard let regex = try? Regex(pattern), input.relativePath.contains(regex) else { return false }
+        }
+        if let kinds = match.kinds, !kinds.contains(input.kind) { return false }
+        if let least = match.minBytes, input.bytes < least { return false }
+        if let most = match.maxBytes, input.bytes > most { return false }
+        if let source = match.source, source != input.source { return false }
+        if let button = match.button, button != input.button { return false }
+        return true
+    }
+
+    private func join(_ root: String, _ relative: String) -> String {
+        root.hasSuffix("/") ? root + relative : root + "/" + relative
+    }
+
+    private func splitExtension(_ path: String) -> (String, String) {
+        let name = path.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (path, "") }
+        let extLength = name.distance(from: dot, to: name.endIndex)
+        return (String(path.dropLast(extLength)), String(path.suffix(extLength)))
+    }
+}

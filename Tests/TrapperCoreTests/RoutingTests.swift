@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import TrapperCore
+
+@Suite struct GlobTests {
+    @Test(arguments: [
+        ("*.jpg", "IMG_0001.JPG", true), ("*.jpg", "scan.jpeg", false), ("scan-??.pdf", "scan-01.pdf", true),
+        ("scan-??.pdf", "scan-1.pdf", false), ("[!.]*", ".hidden", false), ("[a-c]x", "bx", true),
+        ("*", "a/b", false), ("**", "a/b", true), ("a/*.png", "a/x.png", true), ("a/*.png", "a/b/x.png", false),
+        ("a/**.png", "a/b/x.png", true), ("\\*.txt", "*.txt", true), ("\\*.txt", "a.txt", false),
+        (".~lock.*", ".~lock.report.odt#", true), ("Thumbs.db", "thumbs.db", true), ("[", "[", true),
+    ])
+    func matchesNames(pattern: String, name: String, expected: Bool) {
+        #expect(Glob(pattern).matches(name: name) == expected)
+    }
+
+    @Test func patternWithoutSlashLooksAtTheNameOnly() {
+        #expect(Glob("*.pdf").matches(relativePath: "letters/2026/a.pdf"))
+        #expect(!Glob("letters/*.pdf").matches(relativePath: "letters/2026/a.pdf"))
+    }
+}
+
+@Suite struct PathTemplateTests {
+    let noon = Date(timeIntervalSince1970: 1_780_142_400)  // 2026-05-30 12:00:00 UTC
+
+    func values(_ path: String) -> TemplateValues {
+        TemplateValues(date: noon, timeZone: TimeZone(identifier: "UTC")!, relativePath: path, rule: "r",
+                       source: .scanner, button: "email", profile: "adf", host: "desk")
+    }
+
+    @Test func rendersEveryPlaceholder() throws {
+        let template = try PathTemplate("{year}/{month}/{day}/{date} {time} {hour}{minute}{second}/{stem}.{ext}/{name}/{folder}/{rule}-{source}-{button}-{profile}-{host}-{seq:3}.pdf")
+        #expect(template.render(values("a/b/Scan One.JPG"), sequence: 7)
+                == "2026/05/30/2026-05-30 120000 120000/Scan One.jpg/Scan One.JPG/a/b/r-scanner-email-adf-desk-007.pdf")
+    }
+
+    @Test func valuesCannotAddFoldersOrClimbOut() throws {
+        let template = try PathTemplate("{folder}/{rule}/{stem}.pdf")
+        var sneaky = values("x.pdf")
+        sneaky.rule = "../../etc"
+        #expect(template.render(sneaky) == ".._.._etc/x.pdf")
+        sneaky.rule = ".."
+        #expect(template.render(sneaky) == "__/x.pdf")
+    }
+
+    @Test func bracesCanBeLiteral() throws {
+        #expect(try PathTemplate("{{draft}}.pdf").render(values("a")) == "{draft}.pdf")
+    }
+
+    @Test(arguments: [
+        ("{yeer}.pdf", 0, "unknown placeholder {yeer} (did you mean {year}?)"),
+        ("a/{stem", 2, "'{' is never closed (write '{{' for a literal brace)"),
+        ("a}.pdf", 1, "unmatched '}' (write '}}' for a literal brace)"),
+        ("a/../b.pdf", 2, "must not climb out with '..'"),
+        ("/a.pdf", 0, "must be relative to its folder, not start with '/'"),
+        ("~/a.pdf", 0, "must be relative to its folder, not start with '~'"),
+        ("a//b.pdf", 2, "has an empty folder name ('//' or a trailing '/')"),
+        ("{stem:2}.pdf", 0, "{stem:2}: only {seq} takes a width, from 1 to 9"),
+        ("", 0, "is empty"),
+    ])
+    func refusesBadTemplates(text: String, offset: Int, message: String) {
+        #expect(throws: PathTemplate.Problem(offset: offset, message: message)) { try PathTemplate(text) }
+    }
+}
+
+@Suite struct RouterTests {
+    func rule(_ name: String, _ target: String, mode: IngestMode = .append, _ configure: (inout RuleMatch) -> Void = { _ in }) throws -> Rule {
+        var match = RuleMatch()
+        configure(&match)
+        return Rule(name: name, match: match, target: try PathTemplate(target), mode: mode)
+    }
+
+    func input(_ path: String, kind: FileKind = .jpeg, bytes: Int64 = 1000, source: InputSource = .inbox, button: String? = nil) -> RouteInput {
+        RouteInput(relativePath: path, bytes: bytes, kind: kind, source: source, button: button,
+                   date: Date(timeIntervalSince1970: 1_780_142_400))
+    }
+
+    @Test func firstMatchingRuleWins() throws {
+        let router = Router(rules: [
+            try rule("receipts", "R/{stem}.pdf") { $0.folder = "receipts" },
+            try rule("pdfs", "P.pdf") { $0.kinds = [.pdf] },
+            try rule("big", "B.pdf") { $0.minBytes = 5000 },
+            try rule("scanner", "S/{button}.pdf") { $0.source = .scanner; $0.button = "email" },
+            try rule("regex", "X.pdf") { $0.regex = "^notes/.*\\.png$" },
+        ], libraryRoot: "/lib", archiveRoot: "/arch", timeZone: TimeZone(identifier: "UTC")!)
+        #expect(router.plan(for: input("receipts/2026/a.jpg"))?.rule == "receipts")
+        #expect(router.plan(for: input("receiptsX/a.jpg")) == nil)
+        #expect(router.plan(for: input("receipts/a.pdf", kind: .pdf))?.rule == "receipts")
+        #expect(router.plan(for: input("a.pdf", kind: .pdf))?.targetPath == "/lib/P.pdf")
+        #expect(router.plan(for: input("a.jpg", bytes: 9000))?.rule == "big")
+        #expect(router.plan(for: input("scan.pnm", kind: .pnm, source: .scanner, button: "email"))?.target == "S/email.pdf")
+        #expect(router.plan(for: input("scan.pnm", kind: .pnm, source: .scanner, button: "copy")) == nil)
+        #expect(router.plan(for: input("notes/x.png", kind: .png))?.rule == "regex")
+        #expect(router.plan(for: input("a.jpg")) == nil)
+    }
+
+    @Test func newModeFindsAFreeName() throws {
+        let taken: Set = ["/lib/L/letter-01.pdf", "/lib/L/letter-02.pdf", "/lib/plain.pdf", "/lib/plain-2.pdf"]
+        let router = Router(rules: [try rule("seq", "L/letter-{seq:2}.pdf", mode: .new) { $0.kinds = [.pdf] },
+                                    try rule("plain", "plain.pdf", mode: .new)],
+                            libraryRoot: "/lib", archiveRoot: "/arch")
+        #expect(router.plan(for: input("a.pdf", kind: .pdf)) { taken.contains($0) }?.target == "L/letter-03.pdf")
+        #expect(router.plan(for: input("a.jpg")) { taken.contains($0) }?.target == "plain-3.pdf")
+    }
+
+    @Test func appendKeepsTheRenderedNameEvenWhenItExists() throws {
+        let router = Router(rules: [try rule("a", "Inbox.pdf")], libraryRoot: "/lib", archiveRoot: "/arch")
+        #expect(router.plan(for: input("a.jpg")) { _ in true }?.targetPath == "/lib/Inbox.pdf")
+    }
+
+    @Test func archivePathUsesTheRulesTemplate() throws {
+        var archived = try rule("a", "A.pdf")
+        archived.archiveAs = try PathTemplate("{rule}/{date}-{name}")
+        let router = Router(rules: [archived], libraryRoot: "/lib", archiveRoot: "/arch/", timeZone: TimeZone(identifier: "UTC")!)
+        #expect(router.plan(for: input("x/IMG.JPG"))?.archivePath == "/arch/a/2026-05-30-IMG.JPG")
+        #expect(Rule.defaultArchiveAs.text == "{year}/{month}/{name}")
+    }
+}
+
+@Suite struct FileKindTests {
+    @Test(arguments: [
+        ([0xFF, 0xD8, 0xFF, 0xE1], FileKind.jpeg), ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], .png),
+        ([0x49, 0x49, 0x2A, 0x00], .tiff), ([0x4D, 0x4D, 0x00, 0x2A], .tiff), (Array("P4\n8 1\n".utf8), .pnm),
+        (Array("%PDF-1.7".utf8), .pdf), (Array("junk\n%PDF-1.4".utf8), .pdf), (Array("<html>".utf8), .unknown),
+        ([], .unknown), (Array("P9\n".utf8), .unknown),
+    ] as [([UInt8], FileKind)])
+    func sniffsByContent(head: [UInt8], kind: FileKind) {
+        #expect(FileKind.sniff(head) == kind)
+    }
+}
