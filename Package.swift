@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract"]),
         .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "Scanning", "Watching", "PDFAccess", "Imaging"]),
 
-        .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon"]),
+        .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging"]),
 
         .testTarget(name: "TrapperCoreTests", dependencies: ["TrapperCore"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning"]),

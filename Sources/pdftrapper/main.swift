@@ -1,0 +1,3 @@
+import Foundation
+
+exit(CLI.main(Array(CommandLine.arguments.dropFirst())).rawValue)
