@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The local demo: a demo config with its own inbox, edits folder and library under ./demo, and
+# SANE's `test` backend as the scanner. Usage: scripts/demo.sh PATH/TO/pdftrapper
+set -euo pipefail
+bin=$(realpath "$1")
+cd "$(dirname "$0")/.."
+demo=$PWD/demo
+mkdir -p "$demo"/{inbox/receipts,edits,library,sane}
+
+# A private SANE config that loads only the test backend, with A4-sized geometry.
+echo test > "$demo/sane/dll.conf"
+echo "geometry_max 300" > "$demo/sane/test.conf"
+export SANE_CONFIG_DIR=$demo/sane
+
+cat > "$demo/config.toml" <<'TOML'
+# The demo's config: every path is relative to this file's folder.
+[library]
+root = "library"
+
+[inbox]
+path = "inbox"
+settle = "1s"
+
+[[rule]]
+name = "receipts"
+target = "Receipts/{year}-{month}.pdf"
+match = { folder = "receipts", type = "image" }
+
+[[rule]]
+name = "everything-else"
+target = "Inbox.pdf"
+TOML
+
+echo "== pdftrapper check-config demo/config.toml"
+"$bin" check-config "$demo/config.toml"
+
+echo "== scanning two pages with SANE's test scanner into the demo inbox"
+scanimage -d test --mode Color --test-picture "Color pattern" --resolution 75 --format=png \
+  > "$demo/inbox/receipts/scan-$(date +%H%M%S).png"
+scanimage -d test --mode Gray --test-picture Grid --resolution 75 --format=pnm > "$demo/inbox/page.pnm"
+
+echo "== pdftrapper explain: what the daemon will do with each input"
+(cd "$demo" && "$bin" explain --config config.toml inbox/receipts/*.png inbox/page.pnm)
+
+cat <<TXT
+
+The demo lives in $demo:
+  config.toml   the config (try a typo in it, then: $bin check-config demo/config.toml)
+  inbox/        drop images and PDFs here; inbox/receipts/ goes to the "receipts" rule
+  library/      where the target PDFs go
+Try: $bin explain --config demo/config.toml SOME_FILE
+TXT

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building and testing PDFTrapper needs on Debian 12, only what is missing, so a
+# second run costs a second. Run as root (CI and the dev machines are root; elsewhere, sudo).
+set -euo pipefail
+
+# Headers and libraries behind the systemLibrary shims.
+build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev libqpdf-dev
+  libleptonica-dev libtesseract-dev libsystemd-dev zlib1g-dev)
+# The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools.
+tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
+  tesseract-ocr-eng systemd)
+# Independent readers from PyPI that the tests run against every PDF the project writes.
+pip_packages=(pypdf pypdfium2)
+
+missing=()
+for package in "${build_packages[@]}" "${tool_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! python3 -c 'import pypdf, pypdfium2' 2>/dev/null; then
+  echo "install-deps: installing ${pip_packages[*]} from PyPI"
+  python3 -m pip install --quiet --disable-pip-version-check "${pip_packages[@]}"
+fi
