@@ -82,6 +82,16 @@ struct PDFRevisionWriterTests {
         #expect(out.hasSuffix("startxref\n\(xrefOffset)\n%%EOF\n"))
     }
 
+    @Test func serializationIsFast() throws {
+        let pages = (0..<10_000).map { rectanglePage($0) }
+        let clock = ContinuousClock()
+        var bytes: [UInt8] = []
+        let elapsed = clock.measure { bytes = PDFPageTree.newDocument(pages).serialized() }
+        #expect(bytes.count > 1_000_000)
+        // Generous for a debug build on a busy machine; a release build is far faster.
+        #expect(elapsed < .seconds(5), "10,000 pages took \(elapsed)")
+    }
+
     @Test func widthsGrowWithOffsets() {
         #expect(PDFRevisionWriter.byteWidth(0) == 1)
         #expect(PDFRevisionWriter.byteWidth(255) == 1)
