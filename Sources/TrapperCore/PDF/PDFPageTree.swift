@@ -9,45 +9,9 @@ public enum PDFPageTree {
     public static func addPages(
         _ pages: [PDFNewPage], at position: PDFPagePosition, reader: PDFTailReader, to revision: inout PDFRevision
     ) throws -> [PDFReference] {
-        let catalog = try reader.catalog()
-        guard let rootReference = catalog[.pages]?.referenceValue,
-            case .dictionary(var root) = try reader.resolve(rootReference)
-        else {
-            throw PDFError.damaged(.readingPageTree, offset: 0, "catalog /Pages is not a reference to a dictionary")
-        }
-        // /Kids may itself be indirect; then that array object is the one to replace.
-        var kidsHolder: PDFReference? = nil
-        var kids: [PDFObject]
-        switch root[.kids] {
-        case .array(let array)?:
-            kids = array
-        case .reference(let reference)?:
-            guard case .array(let array) = try reader.resolve(reference) else {
-                throw PDFError.damaged(.readingPageTree, offset: 0, "page-tree root /Kids is not an array")
-            }
-            kids = array
-            kidsHolder = reference
-        default:
-            throw PDFError.damaged(.readingPageTree, offset: 0, "page-tree root has no /Kids")
-        }
-        let count: Int
-        switch root[.count] {
-        case .reference(let reference)?: count = try reader.resolve(reference).integerValue ?? kids.count
-        case let value?: count = value.integerValue ?? kids.count
-        case nil: count = kids.count
-        }
-
+        let (rootReference, root) = try Self.root(of: reader)
         let added = pages.map { addPage($0, parent: rootReference, root: root, to: &revision) }
-        let addedKids = added.map(PDFObject.reference)
-        kids = position == .end ? kids + addedKids : addedKids + kids
-
-        if let kidsHolder {
-            revision.set(kidsHolder, to: .array(kids))
-        } else {
-            root[.kids] = .array(kids)
-        }
-        root[.count] = .integer(count + pages.count)
-        revision.set(rootReference, to: .dictionary(root))
+        try attach(added, at: position, root: rootReference, dictionary: root, reader: reader, into: &revision)
         return added
     }
 

@@ -1,0 +1,66 @@
+/// Hanging pages that are already written (image pages, imported pages) into the page tree, for
+/// the streaming engine: each page's dictionary is written with its /Parent as it comes, and the
+/// root's /Kids and /Count are rewritten once at the end.
+extension PDFPageTree {
+    /// The page-tree root the new pages hang from, read from the target's catalog.
+    public static func root(of reader: PDFTailReader) throws -> (reference: PDFReference, dictionary: PDFDictionary) {
+        let catalog = try reader.catalog()
+        guard let reference = catalog[.pages]?.referenceValue,
+            case .dictionary(let root) = try reader.resolve(reference)
+        else {
+            throw PDFError.damaged(.readingPageTree, offset: 0, "catalog /Pages is not a reference to a dictionary")
+        }
+        return (reference, root)
+    }
+
+    /// Writes `page` (a dictionary without /Parent) as a child of `parent`; returns its reference.
+    public static func writePage(_ page: PDFDictionary, parent: PDFReference, into sink: inout some PDFObjectSink)
+        throws -> PDFReference
+    {
+        var dictionary = page
+        dictionary[.type] = .name("Page")
+        dictionary["Parent"] = .reference(parent)
+        return try sink.add(.dictionary(dictionary))
+    }
+
+    /// Rewrites the root of an existing document with `pages` added at the end or the front.
+    public static func attach(_ pages: [PDFReference], at position: PDFPagePosition, root: PDFReference,
+        dictionary: PDFDictionary, reader: PDFTailReader, into sink: inout some PDFObjectSink) throws
+    {
+        var node = dictionary
+        var kids: [PDFObject]
+        var kidsHolder: PDFReference?
+        switch node[.kids] {
+        case .array(let array)?:
+            kids = array
+        case .reference(let reference)?:
+            guard case .array(let array) = try reader.resolve(reference) else {
+                throw PDFError.damaged(.readingPageTree, offset: 0, "page-tree root /Kids is not an array")
+            }
+            kids = array
+            kidsHolder = reference
+        default:
+            throw PDFError.damaged(.readingPageTree, offset: 0, "page-tree root has no /Kids")
+        }
+        let count = try reader.resolve(node[.count] ?? .integer(kids.count)).integerValue ?? kids.count
+        let added = pages.map(PDFObject.reference)
+        kids = position == .end ? kids + added : added + kids
+        if let kidsHolder {
+            try sink.set(kidsHolder, to: .array(kids))
+        } else {
+            node[.kids] = .array(kids)
+        }
+        node[.count] = .integer(count + pages.count)
+        try sink.set(root, to: .dictionary(node))
+    }
+
+    /// Writes the catalog and page-tree root of a new document whose pages hang from `root`.
+    public static func writeNewRoot(_ pages: [PDFReference], root: PDFReference, catalog: PDFReference,
+        into sink: inout some PDFObjectSink) throws
+    {
+        try sink.set(root, to: .dictionary([
+            .type: .name("Pages"), .kids: .array(pages.map(PDFObject.reference)), .count: .integer(pages.count),
+        ]))
+        try sink.set(catalog, to: .dictionary([.type: .name("Catalog"), .pages: .reference(root)]))
+    }
+}
