@@ -17,6 +17,18 @@ public enum ConfigParser {
     }
 }
 
+extension ConfigParser {
+    /// Where state lives when the config does not say: `$STATE_DIRECTORY` (systemd's
+    /// StateDirectory=), `$XDG_STATE_HOME/pdftrapper`, `~/.local/state/pdftrapper`, else
+    /// `/var/lib/pdftrapper`.
+    public static func defaultStateDir(environment: [String: String]) -> String {
+        if let systemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first { return String(systemd) }
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/pdftrapper" }
+        if let home = environment["HOME"], !home.isEmpty, home != "/" { return home + "/.local/state/pdftrapper" }
+        return "/var/lib/pdftrapper"
+    }
+}
+
 /// The section-by-section reading of a config document.
 struct ConfigBuilder {
     let log: DiagnosticLog
@@ -68,12 +80,7 @@ struct ConfigBuilder {
         return (written ?? Located(value: defaultStateDir(), location: table?.table.location ?? .start), logLevel)
     }
 
-    private func defaultStateDir() -> String {
-        if let systemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first { return String(systemd) }
-        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/pdftrapper" }
-        if let home = environment["HOME"], !home.isEmpty, home != "/" { return home + "/.local/state/pdftrapper" }
-        return "/var/lib/pdftrapper"
-    }
+    private func defaultStateDir() -> String { ConfigParser.defaultStateDir(environment: environment) }
 
     private func inboxSettings(_ table: inout TableReader?, _ inboxPath: Located?) -> (InboxSettings?, [Folder]) {
         guard var reader = table else { return (nil, []) }

@@ -1,0 +1,21 @@
+import Foundation
+import Glibc
+
+/// Named moments in a commit where a test can have the process killed (`PDFTRAPPER_CRASH_AT=name`),
+/// to prove that whatever moment a real crash picks, the target ends as the old revision or the
+/// new one. SIGKILL, like a power cut, gives no chance to clean up.
+public enum CrashPoint: String, CaseIterable, Sendable {
+    case afterJournal = "after-journal"
+    case midAppend = "mid-append"
+    case beforeSync = "before-sync"
+    case afterSync = "after-sync"
+    case afterState = "after-state"
+    case afterRename = "after-rename"
+
+    private static let chosen = ProcessInfo.processInfo.environment["PDFTRAPPER_CRASH_AT"]
+
+    public func hit() {
+        guard Self.chosen == rawValue else { return }
+        kill(getpid(), SIGKILL)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Glibc
+
+/// The few file-system steps whose order makes a write survive a crash: fsync a file, fsync the
+/// folder that names it, and replace a small file atomically.
+public enum Durable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var step: String
+        public var path: String
+        public var code: Int32
+
+        public var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
+    }
+
+    /// Flushes a folder's entries (a rename or a new name in it) to disk.
+    public static func syncFolder(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(step: "open folder", path: path, code: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw Failure(step: "fsync folder", path: path, code: errno) }
+    }
+
+    /// Flushes a file's bytes to disk.
+    public static func syncFile(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(step: "open", path: path, code: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw Failure(step: "fsync", path: path, code: errno) }
+    }
+
+    /// Writes `data` to a temporary name beside `path`, fsyncs it, renames it over `path` and
+    /// fsyncs the folder: a reader sees the old content or the new, never a mix.
+    public static func replace(_ path: String, with data: Data) throws(Failure) {
+        let temporary = path + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: data) else {
+            throw Failure(step: "create", path: temporary, code: errno)
+        }
+        try syncFile(temporary)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw Failure(step: "rename", path: path, code: code)
+        }
+        try syncFolder(parent(of: path))
+    }
+
+    /// Removes a file and makes the removal durable; a file already gone is fine.
+    public static func remove(_ path: String) throws(Failure) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw Failure(step: "remove", path: path, code: errno) }
+        try syncFolder(parent(of: path))
+    }
+
+    /// Cuts a file back to `length` bytes and makes that durable.
+    public static func truncate(_ path: String, to length: Int) throws(Failure) {
+        guard Glibc.truncate(path, off_t(length)) == 0 else { throw Failure(step: "truncate", path: path, code: errno) }
+        try syncFile(path)
+    }
+
+    public static func makeFolder(_ path: String) throws(Failure) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(step: "create folder", path: path, code: errno == 0 ? EIO : errno)
+        }
+    }
+
+    static func parent(of path: String) -> String {
+        (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+    }
+}

@@ -1,0 +1,37 @@
+import TrapperCore
+
+/// Why a change to a target was not made. Each says what and why in one line; `exitCode` maps it to
+/// sysexits for the command line and to the daemon's quarantine-or-retry choice.
+public enum EngineError: Error, CustomStringConvertible {
+    /// The target is encrypted: appending plain objects would corrupt it.
+    case encrypted(target: String)
+    /// The target is damaged and could not be repaired.
+    case damaged(target: String, reason: String)
+    /// An input could not be read or is not what it claims to be.
+    case badInput(name: String, reason: String)
+    /// The state folder or the target could not be written.
+    case io(Durable.Failure)
+    case unreadable(target: String, reason: String)
+    /// Undo or redo cannot proceed, and why.
+    case refused(target: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .encrypted(let target): "\(target): encrypted; PDFTrapper does not append to encrypted PDFs"
+        case .damaged(let target, let reason): "\(target): damaged and not repairable: \(reason)"
+        case .badInput(let name, let reason): "\(name): \(reason)"
+        case .io(let failure): failure.description
+        case .unreadable(let target, let reason): "\(target): \(reason)"
+        case .refused(let target, let reason): "\(target): \(reason)"
+        }
+    }
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .encrypted, .damaged, .badInput: .dataError
+        case .io: .ioError
+        case .unreadable: .noInput
+        case .refused: .dataError
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A change to a target in flight, written (durably) before the target is touched and removed once
+/// the change is durable. Finding one at start means the process died in between: `Recovery`
+/// then rolls the target back to `oldLength`, or forward when the change had in fact completed.
+public struct JournalRecord: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        /// Bytes appended to an existing target (an ingest, an edit, a redo).
+        case append
+        /// A new target written under `temporary`, then renamed into place.
+        case create
+        /// An undo: the target cut back from `oldLength` to `newLength`, the tail saved as `tailFile`.
+        case undo
+    }
+
+    public var kind: Kind
+    public var target: String
+    public var oldLength: Int
+    public var newLength: Int?
+    public var temporary: String?
+    public var tailFile: String?
+    public var started: Date
+
+    public init(kind: Kind, target: String, oldLength: Int, newLength: Int? = nil, temporary: String? = nil,
+                tailFile: String? = nil, started: Date = Date()) {
+        self.kind = kind
+        self.target = target
+        self.oldLength = oldLength
+        self.newLength = newLength
+        self.temporary = temporary
+        self.tailFile = tailFile
+        self.started = started
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import TrapperCore
+
+/// The daemon's own folder: the append journal, per-target state (the last write and the redo
+/// stack), and the lock files that keep two processes from writing one target at once.
+///
+///     journal/KEY.json      an append or create in flight (removed when it is durable)
+///     targets/KEY.json      the last revision written and the undone revisions that redo can restore
+///     targets/KEY.N.tail    the bytes of an undone revision
+///     locks/KEY.lock        flock(2) per target
+///
+/// KEY is the SHA-256 of the target's absolute path, so no path needs escaping.
+public struct StateDirectory: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public var journal: String { path + "/journal" }
+    public var targets: String { path + "/targets" }
+    public var locks: String { path + "/locks" }
+
+    public func prepare() throws(Durable.Failure) {
+        for folder in [journal, targets, locks] { try Durable.makeFolder(folder) }
+    }
+
+    public static func key(for target: String) -> String {
+        String(SHA256.hex(SHA256.hash(Array(target.utf8))).prefix(32))
+    }
+
+    /// The state folder when no config names one: `$PDFTRAPPER_STATE_DIR`, systemd's
+    /// `$STATE_DIRECTORY`, `$XDG_STATE_HOME/pdftrapper`, `~/.local/state/pdftrapper`.
+    public static func fallback(environment: [String: String]) -> String {
+        if let explicit = environment["PDFTRAPPER_STATE_DIR"], !explicit.isEmpty { return explicit }
+        return ConfigParser.defaultStateDir(environment: environment)
+    }
+}

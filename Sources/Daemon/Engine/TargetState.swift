@@ -1,0 +1,52 @@
+import Foundation
+import TrapperCore
+
+/// What the state folder remembers of one target: the last revision PDFTrapper wrote (so undo can
+/// tell whether anything else has changed the file since) and the undone revisions redo can put back.
+public struct TargetState: Codable, Sendable, Equatable {
+    /// A stretch of the file, `base..<end`, with the SHA-256 of its last 64 KiB: enough to notice
+    /// that another program rewrote the file (the trailer is in those bytes), while the length
+    /// notices appends, and it costs the same for a 2 GB revision as for a small one.
+    public struct Span: Codable, Sendable, Equatable {
+        public var base: Int
+        public var end: Int
+        public var sha256: String
+    }
+
+    public struct Undone: Codable, Sendable, Equatable {
+        public var span: Span
+        /// The saved bytes, in the state folder.
+        public var tailFile: String
+    }
+
+    public var target: String
+    public var lastWrite: Span?
+    /// Newest undo last: redo takes from the end.
+    public var redo: [Undone] = []
+
+    public init(target: String) { self.target = target }
+
+    static func load(_ path: String, target: String) -> TargetState {
+        guard let data = FileManager.default.contents(atPath: path),
+              let state = try? JSONDecoder().decode(TargetState.self, from: data) else { return TargetState(target: target) }
+        return state
+    }
+
+    func save(_ path: String) throws(Durable.Failure) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // Encoding plain Codable structs cannot fail.
+        try Durable.replace(path, with: try! encoder.encode(self))
+    }
+}
+
+extension TargetState.Span {
+    static let hashedTail = 64 * 1024
+
+    /// The span `base..<end` of the file at `path`, as it is now.
+    static func read(_ path: String, base: Int, end: Int) throws -> TargetState.Span {
+        let start = max(base, end - hashedTail)
+        let bytes = try PDFFileSource(path: path).read(offset: start, count: end - start)
+        return TargetState.Span(base: base, end: end, sha256: SHA256.hex(SHA256.hash(bytes)))
+    }
+}

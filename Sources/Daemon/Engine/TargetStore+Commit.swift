@@ -1,0 +1,133 @@
+import Foundation
+import Glibc
+import TrapperCore
+
+/// Appending one revision to a target, or writing a new target, with the journal around it.
+extension TargetStore {
+    public typealias Writer = PDFUpdateWriter<PDFFileOutput>
+
+    public struct Committed: Sendable {
+        public var target: String
+        public var record: RevisionRecord
+        /// Where the revision starts and ends in the file.
+        public var base: Int
+        public var end: Int
+        public var created: Bool
+        /// Set when the target had to be repaired (rewritten whole) first.
+        public var repairNote: String?
+    }
+
+    /// Writes one revision. `build` writes its objects through the writer: for an existing target it
+    /// gets the target's tail reader; for a new one nil, and must set `writer.root`. It returns the
+    /// record kept in the trailer (its `base` is filled in here). Anything `build` throws leaves the
+    /// target as it was.
+    public func commit(target: String, build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
+        throws -> Committed
+    {
+        let (lock, key) = try self.lock(target)
+        defer { withExtendedLifetime(lock) {} }
+        guard FileManager.default.fileExists(atPath: target) else {
+            return try create(target, key, build)
+        }
+        var repairNote: String?
+        let reader: PDFTailReader
+        do {
+            reader = try PDFTailReader(path: target, decoder: decoder)
+        } catch PDFError.encrypted {
+            throw EngineError.encrypted(target: target)
+        } catch let error as PDFError where error.needsRepair {
+            do {
+                repairNote = try repair(target)
+                log.append(repairNote!)
+                reader = try PDFTailReader(path: target, decoder: decoder)
+            } catch {
+                throw EngineError.damaged(target: target, reason: "\(error)")
+            }
+        } catch {
+            throw EngineError.unreadable(target: target, reason: "\(error)")
+        }
+        let base = reader.tail.fileLength
+        try writeJournal(JournalRecord(kind: .append, target: target, oldLength: base), key)
+        CrashPoint.afterJournal.hit()
+        do {
+            guard let handle = FileHandle(forWritingAtPath: target) else {
+                throw EngineError.unreadable(target: target, reason: "cannot be opened for writing")
+            }
+            defer { try? handle.close() }
+            let output = try PDFFileOutput(handle: handle)
+            var writer = try Writer(base: .appending(reader.tail), output: output)
+            let record = try write(&writer, base: base, reader: reader, build: build)
+            try output.flush()
+            CrashPoint.beforeSync.hit()
+            try handle.synchronize()
+            CrashPoint.afterSync.hit()
+            let end = base + writer.bytesWritten
+            try remember(key, target, TargetState.Span.read(target, base: base, end: end))
+            CrashPoint.afterState.hit()
+            try clearJournal(key)
+            return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: repairNote)
+        } catch {
+            // Nothing of a failed revision stays: cut back to the old length, then forget the journal.
+            try? Durable.truncate(target, to: base)
+            try? clearJournal(key)
+            throw error
+        }
+    }
+
+    private func create(_ target: String, _ key: String, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
+        throws -> Committed
+    {
+        let folder = (target as NSString).deletingLastPathComponent
+        let temporary = "\(folder)/.\((target as NSString).lastPathComponent).pdftrapper-\(getpid())"
+        do { try Durable.makeFolder(folder) } catch { throw EngineError.io(error) }
+        try writeJournal(JournalRecord(kind: .create, target: target, oldLength: 0, temporary: temporary), key)
+        CrashPoint.afterJournal.hit()
+        do {
+            guard FileManager.default.createFile(atPath: temporary, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: temporary) else {
+                throw EngineError.io(Durable.Failure(step: "create", path: temporary, code: errno))
+            }
+            defer { try? handle.close() }
+            let output = try PDFFileOutput(handle: handle)
+            var writer = try Writer(base: .newFile(version: "1.7"), output: output)
+            let record = try write(&writer, base: 0, reader: nil, build: build)
+            try output.flush()
+            CrashPoint.beforeSync.hit()
+            try handle.synchronize()
+            CrashPoint.afterSync.hit()
+            // link(2) refuses to replace a file that appeared meanwhile; rename(2) would not.
+            guard link(temporary, target) == 0 else {
+                throw EngineError.io(Durable.Failure(step: "link", path: target, code: errno))
+            }
+            try Durable.remove(temporary)
+            CrashPoint.afterRename.hit()
+            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten))
+            CrashPoint.afterState.hit()
+            try clearJournal(key)
+            return Committed(target: target, record: record, base: 0, end: writer.bytesWritten, created: true, repairNote: nil)
+        } catch {
+            try? Durable.remove(temporary)
+            try? clearJournal(key)
+            throw error
+        }
+    }
+
+    private func write(_ writer: inout Writer, base: Int, reader: PDFTailReader?,
+                       build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> RevisionRecord {
+        var record = try build(&writer, reader)
+        record.base = base
+        writer.trailerExtras[RevisionRecord.trailerKey] = .dictionary(record.dictionary)
+        CrashPoint.midAppend.hit()
+        try writer.finish()
+        return record
+    }
+
+    /// After a new revision: it is the last write, and what was undone before can no longer be redone.
+    private func remember(_ key: String, _ target: String, _ span: TargetState.Span) throws {
+        var targetState = TargetState.load(statePath(key), target: target)
+        for undone in targetState.redo { try? FileManager.default.removeItem(atPath: undone.tailFile) }
+        targetState.redo = []
+        targetState.lastWrite = span
+        try targetState.save(statePath(key))
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import TrapperCore
+
+/// Undo cuts the file back to where its last revision began, keeping the cut bytes in the state
+/// folder; redo appends exactly those bytes again. Both refuse when another program has changed
+/// the file since PDFTrapper last wrote it.
+extension TargetStore {
+    /// Undoes up to `steps` revisions; returns the records of those undone, newest first.
+    public func undo(target: String, steps: Int = 1) throws(EngineError) -> [RevisionRecord] {
+        let (lock, key) = try self.lock(target)
+        defer { withExtendedLifetime(lock) {} }
+        var undone: [RevisionRecord] = []
+        for _ in 0..<steps {
+            do {
+                undone.append(try undoOne(target, key))
+            } catch let error as EngineError {
+                throw undone.isEmpty ? error : .refused(target: target, reason: "undid \(undone.count) of \(steps): \(error)")
+            } catch {
+                throw .unreadable(target: target, reason: "\(error)")
+            }
+        }
+        return undone
+    }
+
+    private func undoOne(_ target: String, _ key: String) throws -> RevisionRecord {
+        guard let length = fileLength(target) else { throw EngineError.unreadable(target: target, reason: "no such file") }
+        var targetState = TargetState.load(statePath(key), target: target)
+        try checkUnchanged(target, length, targetState)
+        let reader = try PDFTailReader(path: target, decoder: decoder)
+        guard let record = RevisionRecord(trailer: reader.tail.trailer) else {
+            throw EngineError.refused(target: target, reason: "its last revision was written by another program; "
+                                      + "undo stops at PDFTrapper's first revision")
+        }
+        guard record.base > 0 else {
+            throw EngineError.refused(target: target, reason: "this is the revision that created the file; "
+                                      + "undoing it would leave no PDF (delete the file instead)")
+        }
+        let tailFile = "\(state.targets)/\(key).\(targetState.redo.count + 1).tail"
+        try saveTail(target, from: record.base, to: length, into: tailFile)
+        try writeJournal(JournalRecord(kind: .undo, target: target, oldLength: length, newLength: record.base,
+                                       tailFile: tailFile), key)
+        try Durable.truncate(target, to: record.base)
+        let span = try TargetState.Span(base: record.base, end: length,
+                                        sha256: TargetState.Span.read(tailFile, base: 0, end: length - record.base).sha256)
+        targetState.redo.append(TargetState.Undone(span: span, tailFile: tailFile))
+        targetState.lastWrite = try previousSpan(target, end: record.base)
+        try targetState.save(statePath(key))
+        try clearJournal(key)
+        return record
+    }
+
+    /// Puts back the most recently undone revision, byte for byte.
+    public func redo(target: String) throws(EngineError) -> RevisionRecord {
+        let (lock, key) = try self.lock(target)
+        defer { withExtendedLifetime(lock) {} }
+        var targetState = TargetState.load(statePath(key), target: target)
+        guard let undone = targetState.redo.last else {
+            throw .refused(target: target, reason: "nothing to redo")
+        }
+        guard let length = fileLength(target) else { throw .unreadable(target: target, reason: "no such file") }
+        guard length == undone.span.base else {
+            throw .refused(target: target, reason: "changed since the undo (\(length) bytes, expected \(undone.span.base)); "
+                           + "redo would not put back the same document")
+        }
+        do {
+            try writeJournal(JournalRecord(kind: .append, target: target, oldLength: length), key)
+            try appendFile(undone.tailFile, to: target)
+            let span = try TargetState.Span.read(target, base: undone.span.base, end: undone.span.end)
+            guard span == undone.span else {
+                try Durable.truncate(target, to: length)
+                throw EngineError.refused(target: target, reason: "the saved revision \(undone.tailFile) is damaged; not redone")
+            }
+            targetState.redo.removeLast()
+            targetState.lastWrite = span
+            try targetState.save(statePath(key))
+            try FileManager.default.removeItem(atPath: undone.tailFile)
+            try clearJournal(key)
+            let reader = try PDFTailReader(path: target, decoder: decoder)
+            guard let record = RevisionRecord(trailer: reader.tail.trailer) else {
+                throw EngineError.refused(target: target, reason: "redone bytes carry no PDFTrapper record")
+            }
+            return record
+        } catch let error as EngineError {
+            throw error
+        } catch let error as Durable.Failure {
+            throw .io(error)
+        } catch {
+            throw .unreadable(target: target, reason: "\(error)")
+        }
+    }
+
+    /// The file must still end where PDFTrapper's last write ended, with the same bytes there.
+    private func checkUnchanged(_ target: String, _ length: Int, _ targetState: TargetState) throws {
+        guard let last = targetState.lastWrite else { return }
+        let now = try TargetState.Span.read(target, base: last.base, end: length)
+        guard now == last else {
+            throw EngineError.refused(target: target, reason: "changed by another program since PDFTrapper's last revision "
+                                      + "(\(length) bytes, expected \(last.end)); undo would lose that change")
+        }
+    }
+
+    private func saveTail(_ target: String, from base: Int, to end: Int, into path: String) throws {
+        let source = try PDFFileSource(path: target)
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw EngineError.io(Durable.Failure(step: "create", path: path, code: EIO))
+        }
+        defer { try? handle.close() }
+        var offset = base
+        while offset < end {
+            let chunk = try source.read(offset: offset, count: min(1 << 20, end - offset))
+            guard !chunk.isEmpty else { break }
+            try handle.write(contentsOf: chunk)
+            offset += chunk.count
+        }
+        try handle.synchronize()
+        try Durable.syncFolder(state.targets)
+    }
+
+    private func appendFile(_ path: String, to target: String) throws {
+        let source = try PDFFileSource(path: path)
+        guard let handle = FileHandle(forWritingAtPath: target) else {
+            throw EngineError.unreadable(target: target, reason: "cannot be opened for writing")
+        }
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        var offset = 0
+        while offset < source.length {
+            let chunk = try source.read(offset: offset, count: 1 << 20)
+            try handle.write(contentsOf: chunk)
+            offset += chunk.count
+        }
+        try handle.synchronize()
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import TrapperCore
+
+/// Every change to a target PDF goes through here: appends and new files (`commit`), `undo`,
+/// `redo`, and the recovery of whatever a crash left half-done. Each change takes the target's lock,
+/// journals the target's length first, and removes the journal record only once the change and the
+/// state that describes it are durable.
+public final class TargetStore {
+    public let state: StateDirectory
+    /// Decodes compressed xref and object streams of targets (Flate, in PDFAccess).
+    let decoder: any PDFStreamDecoding
+    /// Rewrites a damaged target whole (qpdf, in PDFAccess); returns a line for the log.
+    let repair: (String) throws -> String
+    /// Lines for the log: repairs, roll-backs.
+    public internal(set) var log: [String] = []
+
+    public init(state: StateDirectory, decoder: any PDFStreamDecoding,
+                repair: @escaping (String) throws -> String) throws(EngineError) {
+        self.state = state
+        self.decoder = decoder
+        self.repair = repair
+        do { try state.prepare() } catch { throw .io(error) }
+    }
+
+    func journalPath(_ key: String) -> String { "\(state.journal)/\(key).json" }
+    func statePath(_ key: String) -> String { "\(state.targets)/\(key).json" }
+
+    /// Takes the target's lock and finishes or rolls back anything a crash left in its journal.
+    func lock(_ target: String) throws(EngineError) -> (TargetLock, String) {
+        let key = StateDirectory.key(for: target)
+        let lock: TargetLock
+        do { lock = try TargetLock("\(state.locks)/\(key).lock") } catch { throw .io(error) }
+        try recover(key)
+        return (lock, key)
+    }
+
+    /// Recovers every target with a journal record: run at start by the daemon and every command.
+    public func recoverAll() throws(EngineError) {
+        let records = (try? FileManager.default.contentsOfDirectory(atPath: state.journal)) ?? []
+        for name in records where name.hasSuffix(".json") {
+            guard let record = readJournal(String(name.dropLast(5))) else { continue }
+            _ = try lock(record.target)
+        }
+    }
+
+    func readJournal(_ key: String) -> JournalRecord? {
+        guard let data = FileManager.default.contents(atPath: journalPath(key)) else { return nil }
+        return try? JSONDecoder().decode(JournalRecord.self, from: data)
+    }
+
+    func writeJournal(_ record: JournalRecord, _ key: String) throws(EngineError) {
+        // Encoding plain Codable structs cannot fail.
+        do { try Durable.replace(journalPath(key), with: try! JSONEncoder().encode(record)) } catch { throw .io(error) }
+    }
+
+    func clearJournal(_ key: String) throws(EngineError) {
+        do { try Durable.remove(journalPath(key)) } catch { throw .io(error) }
+    }
+
+    /// Brings a target back to a whole revision after a crash: forward when the state shows the
+    /// change completed, else back to where it started.
+    func recover(_ key: String) throws(EngineError) {
+        guard let record = readJournal(key) else { return }
+        let target = record.target
+        var targetState = TargetState.load(statePath(key), target: target)
+        let length = fileLength(target)
+        do {
+            switch record.kind {
+            case .append:
+                let finished = targetState.lastWrite.map { $0.base == record.oldLength && $0.end == length } ?? false
+                if !finished, let length, length != record.oldLength {
+                    try Durable.truncate(target, to: record.oldLength)
+                    log.append("\(target): rolled back an unfinished revision (\(length - record.oldLength) bytes)")
+                }
+            case .create:
+                let finished = targetState.lastWrite.map { $0.base == 0 && $0.end == length } ?? false
+                if let temporary = record.temporary { try Durable.remove(temporary) }
+                if !finished, length != nil {
+                    try Durable.remove(target)
+                    log.append("\(target): removed a new file whose first revision did not finish")
+                }
+            case .undo:
+                let done = targetState.redo.last.map { $0.span.base == record.newLength && $0.span.end == record.oldLength } ?? false
+                if !done, length == record.newLength, let tailFile = record.tailFile, let newLength = record.newLength {
+                    // Cut, but not yet remembered: finish the undo, since the tail is saved.
+                    targetState.redo.append(TargetState.Undone(
+                        span: try TargetState.Span.read(tailFile, base: 0, end: record.oldLength - newLength).rebased(to: newLength),
+                        tailFile: tailFile))
+                    targetState.lastWrite = try previousSpan(target, end: newLength)
+                    try targetState.save(statePath(key))
+                    log.append("\(target): finished an interrupted undo")
+                }
+            }
+            try clearJournal(key)
+        } catch let error as EngineError {
+            throw error
+        } catch let error as Durable.Failure {
+            throw .io(error)
+        } catch {
+            throw .unreadable(target: target, reason: "\(error)")
+        }
+    }
+
+    func fileLength(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+    }
+
+    /// The span of the revision that ends at `end`, if PDFTrapper wrote it (its trailer says where it began).
+    func previousSpan(_ target: String, end: Int) throws -> TargetState.Span? {
+        guard end > 0, let reader = try? PDFTailReader(source: PDFPrefixSource(PDFFileSource(path: target), length: end),
+                                                       decoder: decoder),
+              let record = RevisionRecord(trailer: reader.tail.trailer) else { return nil }
+        return try TargetState.Span.read(target, base: record.base, end: end)
+    }
+}
+
+extension TargetState.Span {
+    func rebased(to base: Int) -> TargetState.Span {
+        TargetState.Span(base: base, end: base + (end - self.base), sha256: sha256)
+    }
+}

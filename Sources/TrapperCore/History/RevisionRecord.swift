@@ -1,0 +1,96 @@
+import Foundation
+
+/// What made a revision, kept in the revision's own trailer under /PDFTrapper, so the file carries
+/// its history wherever it is copied: the operation, when, the inputs and their SHA-256s, and where
+/// the previous revision ended (`base`), which is what undo truncates to.
+public struct RevisionRecord: Sendable, Equatable {
+    public struct Input: Sendable, Equatable {
+        public var name: String
+        public var sha256: [UInt8]
+        public var pages: Int
+
+        public init(name: String, sha256: [UInt8], pages: Int) {
+            self.name = name
+            self.sha256 = sha256
+            self.pages = pages
+        }
+    }
+
+    public enum Operation: String, Sendable {
+        case ingest, edit, ocr
+    }
+
+    public static let trailerKey: PDFName = "PDFTrapper"
+
+    public var operation: Operation
+    public var date: Date
+    /// The file's length before this revision: the end of the previous one.
+    public var base: Int
+    public var pagesAdded: Int
+    public var position: PDFPagePosition
+    public var inputs: [Input]
+    /// A free-form line for the log and `history` (e.g. "2 blank pages dropped").
+    public var note: String?
+
+    public init(operation: Operation, date: Date, base: Int, pagesAdded: Int, position: PDFPagePosition = .end,
+                inputs: [Input], note: String? = nil) {
+        self.operation = operation
+        self.date = date
+        self.base = base
+        self.pagesAdded = pagesAdded
+        self.position = position
+        self.inputs = inputs
+        self.note = note
+    }
+
+    public var dictionary: PDFDictionary {
+        var dictionary: PDFDictionary = [
+            "V": 1, "Op": .name(PDFName(operation.rawValue)), "Date": .string(PDFString(Self.pdfDate(date))),
+            "Base": .integer(base), "Pages": .integer(pagesAdded),
+            "Position": .name(position == .end ? "End" : "Front"),
+            "Inputs": .array(inputs.map { input in
+                .dictionary(["Name": .string(PDFString(input.name)), "SHA256": .string(PDFString(bytes: input.sha256, form: .hex)),
+                             "Pages": .integer(input.pages)])
+            }),
+        ]
+        if let note { dictionary["Note"] = .string(PDFString(note)) }
+        return dictionary
+    }
+
+    /// The record in a trailer, or nil when the revision was written by another program.
+    public init?(trailer: PDFDictionary) {
+        guard case .dictionary(let record)? = trailer[Self.trailerKey],
+              let op = record["Op"]?.nameValue.flatMap({ Operation(rawValue: $0.string) }),
+              let base = record["Base"]?.integerValue
+        else { return nil }
+        operation = op
+        self.base = base
+        pagesAdded = record["Pages"]?.integerValue ?? 0
+        position = record["Position"]?.nameValue == "Front" ? .front : .end
+        date = record["Date"]?.stringValue.flatMap { Self.date(fromPDF: $0.description) } ?? Date(timeIntervalSince1970: 0)
+        note = record["Note"]?.stringValue?.description
+        inputs = record["Inputs"]?.arrayValue?.compactMap { item in
+            guard let fields = item.dictionaryValue, let name = fields["Name"]?.stringValue?.description else { return nil }
+            return Input(name: name, sha256: fields["SHA256"]?.stringValue?.bytes ?? [], pages: fields["Pages"]?.integerValue ?? 0)
+        } ?? []
+    }
+
+    /// `D:YYYYMMDDHHmmSSZ` (§7.9.4), always in UTC.
+    static func pdfDate(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        return "D:\(String(format: "%04d", c.year ?? 0))\(two(c.month))\(two(c.day))\(two(c.hour))\(two(c.minute))\(two(c.second))Z"
+    }
+
+    static func date(fromPDF text: String) -> Date? {
+        let digits = Array(text.dropFirst(2).prefix(14))
+        guard text.hasPrefix("D:"), digits.count == 14, digits.allSatisfy(\.isNumber) else { return nil }
+        func field(_ from: Int, _ count: Int) -> Int { Int(String(digits[from..<(from + count)]))! }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: field(0, 4), month: field(4, 2), day: field(6, 2),
+                                                  hour: field(8, 2), minute: field(10, 2), second: field(12, 2)))
+    }
+}
