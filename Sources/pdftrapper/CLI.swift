@@ -8,7 +8,10 @@ enum CLI {
     static let version = "0.1.0"
 
     /// Only commands that work are listed here.
-    static let commands: [any Command.Type] = [CheckConfigCommand.self, ExplainCommand.self]
+    static let commands: [any Command.Type] = [
+        IngestCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self, CheckConfigCommand.self,
+        ExplainCommand.self,
+    ]
 
     static func main(_ arguments: [String], context: CommandContext = CommandContext()) -> ExitCode {
         guard let first = arguments.first else {

@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import Imaging
+import PDFAccess
+import TrapperCore
+
+/// Opens the inputs of an ingest by their content, checking each before the target is touched:
+/// an image's headers and limits, a PDF's structure and encryption. A file that fails becomes
+/// `EngineError.badInput` with a one-line reason.
+public struct InputFiles: Sendable {
+    public var limits: ImageLimits
+    let flate = ZlibFlate()
+
+    public init(limits: ImageLimits = ImageLimits()) {
+        self.limits = limits
+    }
+
+    public func open(_ path: String) throws(EngineError) -> any InputDocument {
+        let name = (path as NSString).lastPathComponent
+        do {
+            var status = stat()
+            guard lstat(path, &status) == 0 else { throw EngineError.unreadable(target: path, reason: "no such file") }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                throw EngineError.badInput(name: name, reason: "not a regular file (a link, folder, FIFO, socket or device)")
+            }
+            try limits.check(byteCount: Int(status.st_size))
+            let head = try PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)
+            switch FileKind.sniff(head) {
+            case .pdf:
+                return try PDFInput(path: path, name: name)
+            case .unknown:
+                throw EngineError.badInput(name: name, reason: Self.describeUnknown(head, name: name))
+            default:
+                return try ImageInput(path: path, name: name, limits: limits, flate: flate)
+            }
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw .badInput(name: name, reason: "\(error)")
+        }
+    }
+
+    /// "not an image or PDF: starts with ..." in words a person can act on.
+    static func describeUnknown(_ head: [UInt8], name: String) -> String {
+        if head.isEmpty { return "empty file (0 bytes)" }
+        let text = String(decoding: head.prefix(16), as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
+        return "not a JPEG, PNG, TIFF, PNM or PDF by its content (starts with \"\(text.prefix(12))\")"
+    }
+
+    static func sha256(_ path: String) throws -> [UInt8] {
+        let source = try PDFFileSource(path: path)
+        var hasher = SHA256()
+        var offset = 0
+        while offset < source.length {
+            let chunk = try source.read(offset: offset, count: 1 << 20)
+            guard !chunk.isEmpty else { break }
+            hasher.update(chunk)
+            offset += chunk.count
+        }
+        return hasher.finish()
+    }
+}
+
+/// An image file: checked at open; its bytes are read again when its pages are written, so a batch
+/// of inputs never sits in memory together.
+final class ImageInput: InputDocument {
+    let path: String
+    let name: String
+    let sha256: [UInt8]
+    let pageCount: Int
+    private let limits: ImageLimits
+    private let flate: any FlateCoding
+    /// The document being written, held only while its pages are.
+    private var current: (any ImageDocument)?
+
+    init(path: String, name: String, limits: ImageLimits, flate: any FlateCoding) throws {
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let document = try ImageFiles.open(bytes: bytes, limits: limits, flate: flate)
+        self.path = path
+        self.name = name
+        self.sha256 = SHA256.hash(bytes)
+        self.pageCount = document.pageCount
+        self.limits = limits
+        self.flate = flate
+    }
+
+    func writePage<Sink: PDFObjectSink>(_ index: Int, into sink: inout Sink) throws -> PDFDictionary {
+        let document = try current ?? ImageFiles.open(path: path, limits: limits, flate: flate)
+        current = index + 1 < pageCount ? document : nil
+        return try document.page(index).addObjects(to: &sink)
+    }
+}
+
+/// A PDF input: its pages imported through qpdf, objects shared between pages copied once.
+final class PDFInput: InputDocument {
+    let name: String
+    let sha256: [UInt8]
+    let pageCount: Int
+    private let importer: PDFImporter
+
+    init(path: String, name: String) throws {
+        importer = try PDFImporter(path: path)
+        guard importer.pageCount > 0 else { throw EngineError.badInput(name: name, reason: "PDF has no pages") }
+        self.name = name
+        self.sha256 = try InputFiles.sha256(path)
+        self.pageCount = importer.pageCount
+    }
+
+    func writePage<Sink: PDFObjectSink>(_ index: Int, into sink: inout Sink) throws -> PDFDictionary {
+        try importer.copyPage(index, into: &sink)
+    }
+}

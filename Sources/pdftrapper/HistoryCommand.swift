@@ -1,0 +1,64 @@
+import Daemon
+import Foundation
+import PDFAccess
+import TrapperCore
+
+/// `pdftrapper history TARGET`: every revision of a PDF, read from the file itself.
+enum HistoryCommand: Command {
+    static let name = "history"
+    static let summary = "List a PDF's revisions: what made each, when, and from which inputs."
+    static let synopsis = "history TARGET.pdf"
+    static let details = """
+    Lists the revisions of TARGET.pdf, oldest first, from the records PDFTrapper keeps in each
+    revision's trailer: the operation, the time (UTC), the pages added, the byte range, and each
+    input with the start of its SHA-256. What another program wrote is shown as "foreign".
+    Reads only the tails of the revisions, not the whole file.
+    """
+    static let arguments = ArgumentSpec()
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        guard arguments.positionals.count == 1 else {
+            context.err("pdftrapper history: name one PDF\nusage: pdftrapper \(synopsis)")
+            return .usage
+        }
+        let target = context.absolute(arguments.positionals[0])
+        let entries: [RevisionHistory.Entry]
+        do {
+            entries = try RevisionHistory.read(PDFFileSource(path: target), decoder: FlateStreamDecoder())
+        } catch PDFError.io {
+            context.err("pdftrapper history: \(arguments.positionals[0]): cannot be read")
+            return .noInput
+        } catch {
+            context.err("pdftrapper history: \(arguments.positionals[0]): \(error)")
+            return .dataError
+        }
+        for (number, entry) in entries.enumerated() {
+            context.out(describe(entry, number: number + 1))
+        }
+        return .ok
+    }
+
+    static func describe(_ entry: RevisionHistory.Entry, number: Int) -> String {
+        let bytes = "bytes \(entry.base)-\(entry.end)"
+        guard let record = entry.record else {
+            return "\(number)  foreign  written by another program  \(bytes)"
+        }
+        let when = ISO8601DateFormatter().string(from: record.date)
+        let pages = record.pagesAdded == 0 ? "" : "  +\(record.pagesAdded) page\(record.pagesAdded == 1 ? "" : "s")"
+            + (record.position == .front ? " in front" : "")
+        var line = "\(number)  \(record.operation.rawValue)  \(when)\(pages)  \(bytes)"
+        if !record.inputs.isEmpty {
+            line += "  " + record.inputs.map { "\($0.name) (sha256 \(SHA256.hex($0.sha256).prefix(12)))" }.joined(separator: ", ")
+        }
+        if let note = record.note { line += "  [\(note)]" }
+        return line
+    }
+
+    /// "IMG_1.jpg and 2 more (3 pages)".
+    static func describeInputs(_ record: RevisionRecord) -> String {
+        let pages = "\(record.pagesAdded) page\(record.pagesAdded == 1 ? "" : "s")"
+        guard let first = record.inputs.first else { return pages }
+        let more = record.inputs.count > 1 ? " and \(record.inputs.count - 1) more" : ""
+        return "\(first.name)\(more) (\(pages))"
+    }
+}

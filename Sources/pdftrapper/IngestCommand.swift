@@ -1,0 +1,97 @@
+import Daemon
+import Foundation
+import TrapperCore
+
+/// `pdftrapper ingest`: pages of images and PDFs into a target PDF, as one revision.
+enum IngestCommand: Command {
+    static let name = "ingest"
+    static let summary = "Add the pages of images and PDFs to a target PDF, as one revision."
+    static let synopsis = "ingest (--to TARGET.pdf | --config FILE) [--prepend] [--state-dir DIR] INPUT..."
+    static let details = """
+    Appends (or with --prepend, puts in front) every page of every INPUT, in order, to
+    TARGET.pdf as ONE incremental update: the bytes already in the file are never rewritten, so
+    this costs the same for a 10-page and a 10,000-page target, and `pdftrapper undo` can take
+    it back. TARGET is created when missing.
+
+    Inputs, lossless where the format allows: JPEG (its bytes kept as they are), PNG, TIFF
+    (every page; CCITT G4/G3 kept as they are), PNM, and PDF (every page, imported). A file
+    that is not what it claims, truncated, or over the limits is refused (exit 65) and the
+    target is left untouched.
+
+    Without --to, the rules of the config (--config FILE or the usual search) choose the
+    target for each input, as `pdftrapper explain` shows.
+
+      --to FILE        the target PDF
+      --prepend        put the new pages in front
+      --config FILE    the config (its rules, its state folder)
+      --state-dir DIR  where the journal and undo history live (default: the config's)
+    """
+    static let arguments = ArgumentSpec(flags: ["--prepend"], options: CommandContext.engineOptions.union(["--to"]))
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        guard !arguments.positionals.isEmpty else {
+            context.err("pdftrapper ingest: name at least one input\nusage: pdftrapper \(synopsis)")
+            return .usage
+        }
+        let config: Config?
+        switch context.optionalConfig(arguments) {
+        case .failure(let code): return code
+        case .success(let loaded): config = loaded
+        }
+        let store: TargetStore
+        switch context.targetStore(arguments, config: config) {
+        case .failure(let code): return code
+        case .success(let opened): store = opened
+        }
+        let position: PDFPagePosition = arguments.has("--prepend") ? .front : .end
+        let inputs = arguments.positionals.map(context.absolute)
+        if let target = arguments.options["--to"] {
+            return ingest(inputs, into: context.absolute(target), position, store, context)
+        }
+        guard let config else {
+            context.err("pdftrapper ingest: name a target with --to, or a config whose rules choose one (--config)")
+            return .usage
+        }
+        return ingestByRules(inputs, config, position, store, context)
+    }
+
+    static func ingest(_ paths: [String], into target: String, _ position: PDFPagePosition, _ store: TargetStore,
+                       _ context: CommandContext) -> ExitCode {
+        do {
+            let files = InputFiles()
+            let inputs = try paths.map { path throws(EngineError) in try files.open(path) }
+            let committed = try Ingest.run(inputs, into: target, at: position, store: store)
+            store.log.forEach { context.err("pdftrapper: \($0)") }
+            let pages = committed.record.pagesAdded
+            context.out("\(target): \(committed.created ? "created with" : position == .end ? "appended" : "prepended") "
+                        + "\(pages) page\(pages == 1 ? "" : "s") (revision of \(committed.end - committed.base) bytes)")
+            return .ok
+        } catch {
+            return context.report("ingest", error)
+        }
+    }
+
+    /// Each input goes where its rule says; inputs no rule takes are reported and left alone.
+    static func ingestByRules(_ paths: [String], _ config: Config, _ position: PDFPagePosition, _ store: TargetStore,
+                              _ context: CommandContext) -> ExitCode {
+        let router = config.router(host: ProcessInfo.processInfo.hostName)
+        var result = ExitCode.ok
+        for path in paths {
+            guard let facts = InputFacts(path: path) else {
+                context.err("pdftrapper ingest: \(path): no such file")
+                result = .noInput
+                continue
+            }
+            let input = RouteInput(relativePath: ExplainCommand.relativePath(path, inbox: config.inbox.path),
+                                   bytes: facts.bytes, kind: facts.kind, date: Date())
+            guard let plan = router.plan(for: input, exists: { FileManager.default.fileExists(atPath: $0) }) else {
+                context.err("pdftrapper ingest: \(path): no rule matches; not ingested")
+                result = .dataError
+                continue
+            }
+            let code = ingest([path], into: plan.targetPath, plan.mode == .prepend ? .front : position, store, context)
+            if code != .ok { result = code }
+        }
+        return result
+    }
+}
