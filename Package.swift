@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "ScanningTests", dependencies: ["Scanning"]),
         .testTarget(name: "WatchingTests", dependencies: ["Watching"]),
         .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"]),
         // Runs the real binary, as a user would.
         .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore"]),

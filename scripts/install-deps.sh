@@ -10,7 +10,7 @@ build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev 
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
   tesseract-ocr-eng systemd)
 # Independent readers from PyPI that the tests run against every PDF the project writes.
-pip_packages=(pypdf pypdfium2)
+pip_packages=(pypdf pypdfium2 pillow)
 
 missing=()
 for package in "${build_packages[@]}" "${tool_packages[@]}"; do
@@ -23,7 +23,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c 'import pypdf, pypdfium2' 2>/dev/null; then
+if ! python3 -c 'import pypdf, pypdfium2, PIL' 2>/dev/null; then
   echo "install-deps: installing ${pip_packages[*]} from PyPI"
   python3 -m pip install --quiet --disable-pip-version-check "${pip_packages[@]}"
 fi

@@ -1,0 +1,102 @@
+import CLeptonica
+import Glibc
+import TrapperCore
+
+/// A leptonica image owned by Swift: destroyed when this goes away. Converts to PDF samples and
+/// encodes bilevel images as CCITT G4.
+final class LeptonicaPix {
+    private(set) var pix: UnsafeMutablePointer<PIX>?
+
+    init?(_ pix: UnsafeMutablePointer<PIX>?) {
+        guard let pix else { return nil }
+        self.pix = pix
+    }
+
+    deinit { pixDestroy(&pix) }
+
+    var width: Int { Int(pixGetWidth(pix)) }
+    var height: Int { Int(pixGetHeight(pix)) }
+    var depth: Int { Int(pixGetDepth(pix)) }
+    var samplesPerPixel: Int { Int(pixGetSpp(pix)) }
+
+    /// Decodes page `index` of a TIFF held in memory.
+    static func tiffPage(_ bytes: [UInt8], index: Int) -> LeptonicaPix? {
+        bytes.withUnsafeBufferPointer { LeptonicaPix(pixReadMemTiff($0.baseAddress, $0.count, Int32(index))) }
+    }
+
+    /// A 1-bit image from packed rows (MSB first, 1 = black, leptonica's own sense).
+    static func bitmap(width: Int, height: Int, rows: [UInt8]) -> LeptonicaPix? {
+        guard let pix = LeptonicaPix(pixCreate(Int32(width), Int32(height), 1)) else { return nil }
+        let wordsPerLine = Int(pixGetWpl(pix.pix))
+        let rowBytes = (width + 7) / 8
+        let data = UnsafeMutableRawPointer(pixGetData(pix.pix)!).assumingMemoryBound(to: UInt8.self)
+        for row in 0..<height {
+            // Bytes in reading order, then swapped to leptonica's native-endian words below.
+            rows.withUnsafeBufferPointer { source in
+                (data + row * wordsPerLine * 4).update(from: source.baseAddress! + row * rowBytes, count: rowBytes)
+            }
+        }
+        pixEndianByteSwap(pix.pix)
+        return pix
+    }
+
+    /// Rows of packed samples in PDF's layout, with the color space and bits they need. 32-bit
+    /// images come out as RGB, with their alpha as 8-bit samples when they have four.
+    func pdfSamples() throws -> (samples: [UInt8], alpha: [UInt8]?, colorSpace: PDFObject, bits: Int, decode: PDFObject?) {
+        let wordsPerLine = Int(pixGetWpl(pix))
+        guard let words = pixGetData(pix) else { throw ImageInputError.decodeFailed(.tiff, "no pixel data") }
+        let (width, height, depth) = (self.width, self.height, self.depth)
+        if depth == 32 {
+            var rgb = [UInt8](repeating: 0, count: width * height * 3)
+            var alpha = samplesPerPixel == 4 ? [UInt8](repeating: 0, count: width * height) : nil
+            for y in 0..<height {
+                for x in 0..<width {
+                    let word = words[y * wordsPerLine + x]
+                    let at = (y * width + x) * 3
+                    rgb[at] = UInt8(word >> 24)
+                    rgb[at + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                    rgb[at + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                    alpha?[y * width + x] = UInt8(truncatingIfNeeded: word)
+                }
+            }
+            return (rgb, alpha, .name("DeviceRGB"), 8, nil)
+        }
+        guard [1, 2, 4, 8, 16].contains(depth) else {
+            throw ImageInputError.unsupported(.tiff, "\(depth)-bit decoded pixels")
+        }
+        let rowBytes = (width * depth + 7) / 8
+        var samples = [UInt8](repeating: 0, count: rowBytes * height)
+        for y in 0..<height {
+            for byte in 0..<rowBytes {
+                samples[y * rowBytes + byte] = UInt8(truncatingIfNeeded: words[y * wordsPerLine + byte / 4] >> (24 - 8 * UInt32(byte % 4)))
+            }
+        }
+        if let colormap = pixGetColormap(pix) {
+            let count = Int(pixcmapGetCount(colormap))
+            var table: [UInt8] = []
+            for index in 0..<count {
+                var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0
+                pixcmapGetColor(colormap, Int32(index), &r, &g, &b)
+                table += [UInt8(clamping: r), UInt8(clamping: g), UInt8(clamping: b)]
+            }
+            let space: PDFObject = [.name("Indexed"), .name("DeviceRGB"), .integer(count - 1),
+                .string(PDFString(bytes: table, form: .hex))]
+            return (samples, nil, space, depth, nil)
+        }
+        // Leptonica's bilevel images hold 1 for black; PDF's grey holds 1 for white.
+        return (samples, nil, .name("DeviceGray"), depth, depth == 1 ? [1, 0] : nil)
+    }
+
+    /// The image as a G4 /CCITTFaxDecode stream, by letting leptonica write a one-strip G4 TIFF
+    /// to memory and taking its strip; nil if that fails or the TIFF is not one strip.
+    func g4Image() -> PDFStream? {
+        guard depth == 1 else { return nil }
+        var data: UnsafeMutablePointer<UInt8>? = nil
+        var size = 0
+        guard pixWriteMemTiff(&data, &size, pix, Int32(IFF_TIFF_G4)) == 0, let data else { return nil }
+        defer { free(data) }
+        let tiff = Array(UnsafeBufferPointer(start: data, count: size))
+        guard let page = try? TIFFFile(tiff, limits: ImageLimits(maxPixels: .max)).pages.first else { return nil }
+        return TIFFFile.ccittImage(page, in: tiff)
+    }
+}

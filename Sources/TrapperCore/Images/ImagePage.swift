@@ -1,0 +1,109 @@
+/// One page made of one image: the image XObject (and its soft mask), the page size after
+/// orientation, and the content stream that draws the image as /Im0.
+public struct ImagePage: Sendable {
+    /// The image XObject, with its complete dictionary (/Type /XObject /Subtype /Image ...).
+    public var image: PDFStream
+    /// The /SMask image, if any; `addObjects` writes it and points the image's /SMask at it.
+    public var softMask: PDFStream?
+    /// The page size in points, after orientation.
+    public var widthPoints: Double
+    public var heightPoints: Double
+    /// Draws /Im0 with the orientation matrix.
+    public var content: [UInt8]
+
+    public init(image: PDFStream, softMask: PDFStream? = nil, widthPoints: Double, heightPoints: Double, content: [UInt8]) {
+        self.image = image
+        self.softMask = softMask
+        self.widthPoints = widthPoints
+        self.heightPoints = heightPoints
+        self.content = content
+    }
+
+    /// The page for `image`, `pixelWidth` × `pixelHeight` pixels as stored, at `resolution`, shown
+    /// with `orientation`.
+    public init(image: PDFStream, softMask: PDFStream? = nil, pixelWidth: Int, pixelHeight: Int,
+        resolution: ImageResolution, orientation: ImageOrientation)
+    {
+        let width = Double(pixelWidth) / resolution.x * 72
+        let height = Double(pixelHeight) / resolution.y * 72
+        let matrix = orientation.matrix(width: width, height: height)
+        var content: [UInt8] = Array("q ".utf8)
+        for value in matrix {
+            PDFReal.write(value, to: &content)
+            content.append(UInt8(ascii: " "))
+        }
+        content += Array("cm /Im0 Do Q\n".utf8)
+        self.init(image: image, softMask: softMask,
+            widthPoints: orientation.swapsSides ? height : width,
+            heightPoints: orientation.swapsSides ? width : height, content: content)
+    }
+}
+
+extension ImagePage {
+    /// Adds the image (and soft mask) and the content stream to `sink`; returns the page
+    /// dictionary, without /Parent: /Type /Page, /MediaBox, /Resources << /XObject << /Im0 ref >> >>,
+    /// /Contents ref.
+    public func addObjects(to sink: inout some PDFObjectSink) throws -> PDFDictionary {
+        let page = try newPage(addingImageTo: &sink)
+        let contents = try sink.add(.stream(page.contents))
+        return [
+            .type: .name("Page"), "MediaBox": .array(page.mediaBox.map(PDFPageTree.number)),
+            "Resources": .dictionary(page.resources), "Contents": .reference(contents),
+        ]
+    }
+
+    /// Adds only the image (and soft mask) to `sink`; returns the page for `PDFPageTree.addPages`.
+    public func newPage(addingImageTo sink: inout some PDFObjectSink) throws -> PDFNewPage {
+        var image = self.image
+        if let softMask {
+            image.dictionary["SMask"] = .reference(try sink.add(.stream(softMask)))
+        }
+        let imageReference = try sink.add(.stream(image))
+        let resources: PDFDictionary = ["XObject": .dictionary(["Im0": .reference(imageReference)])]
+        return PDFNewPage(width: widthPoints, height: heightPoints, resources: resources, content: content)
+    }
+
+    /// A new PDF file holding `pages` in order.
+    public static func newDocument(_ pages: [ImagePage], version: String = "1.7") throws -> PDFRevision {
+        var revision = PDFRevision(newFileVersion: version)
+        let catalog = revision.reserve()
+        let root = revision.reserve()
+        var kids: [PDFObject] = []
+        for page in pages {
+            var dictionary = try page.addObjects(to: &revision)
+            dictionary["Parent"] = .reference(root)
+            kids.append(.reference(revision.add(.dictionary(dictionary))))
+        }
+        revision.set(root, to: .dictionary([.type: .name("Pages"), .kids: .array(kids), .count: .integer(kids.count)]))
+        revision.set(catalog, to: .dictionary([.type: .name("Catalog"), .pages: .reference(root)]))
+        revision.root = catalog
+        return revision
+    }
+}
+
+/// Image dictionaries, spelled once.
+enum ImageXObject {
+    static func dictionary(width: Int, height: Int, colorSpace: PDFObject, bitsPerComponent: Int) -> PDFDictionary {
+        [
+            .type: .name("XObject"), "Subtype": .name("Image"), "Width": .integer(width), "Height": .integer(height),
+            "ColorSpace": colorSpace, "BitsPerComponent": .integer(bitsPerComponent),
+        ]
+    }
+
+    /// Samples Flate-compressed, rows packed MSB first.
+    static func flate(_ samples: [UInt8], width: Int, height: Int, colorSpace: PDFObject, bitsPerComponent: Int,
+        flate: any FlateCoding) throws -> PDFStream
+    {
+        var dictionary = dictionary(width: width, height: height, colorSpace: colorSpace, bitsPerComponent: bitsPerComponent)
+        dictionary[.filter] = .name("FlateDecode")
+        return PDFStream(dictionary: dictionary, data: try flate.deflate(samples))
+    }
+
+    static func deviceColorSpace(components: Int) -> PDFObject {
+        switch components {
+        case 1: .name("DeviceGray")
+        case 3: .name("DeviceRGB")
+        default: .name("DeviceCMYK")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+/// What a JPEG's headers say (SOFn, APP0 JFIF, APP1 Exif, APP14 Adobe), read by walking every
+/// marker segment to the end-of-image marker, so a file cut anywhere is caught.
+public struct JPEGFile: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var components: Int
+    public var bitsPerComponent: Int
+    public var progressive: Bool
+    /// From JFIF density, else EXIF X/YResolution; nil when neither states one.
+    public var resolution: ImageResolution?
+    public var orientation: ImageOrientation
+    /// APP14 "Adobe" transform flag (0 none/CMYK, 1 YCbCr, 2 YCCK), nil without the segment.
+    public var adobeTransform: Int?
+
+    /// Parses `bytes`; throws a typed error for anything that is not a whole baseline or
+    /// progressive 8-bit JPEG, or that is over `limits`.
+    public init(_ bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws {
+        guard bytes.starts(with: [0xFF, 0xD8]) else { throw ImageInputError.corrupt(.jpeg, "no start-of-image marker") }
+        var frame: (width: Int, height: Int, components: Int, bits: Int, progressive: Bool)? = nil
+        var jfif: ImageResolution? = nil
+        var exif: (resolution: ImageResolution?, orientation: Int?) = (nil, nil)
+        var adobe: Int? = nil
+        var position = 2
+        var sawScan = false
+        segments: while true {
+            // Markers may be padded with any number of 0xFF bytes.
+            guard position < bytes.count, bytes[position] == 0xFF else {
+                if position >= bytes.count {
+                    throw ImageInputError.truncated(
+                        .jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers")
+                }
+                throw ImageInputError.corrupt(.jpeg, "expected a marker at offset \(position)")
+            }
+            while position < bytes.count, bytes[position] == 0xFF { position += 1 }
+            guard position < bytes.count else {
+                throw ImageInputError.truncated(.jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers")
+            }
+            let marker = bytes[position]
+            position += 1
+            switch marker {
+            case 0xD9:
+                guard sawScan else { throw ImageInputError.corrupt(.jpeg, "end-of-image marker before any image data") }
+                break segments
+            case 0xD0...0xD7, 0x01:
+                continue  // no length
+            default:
+                break
+            }
+            guard position + 2 <= bytes.count else {
+                throw ImageInputError.truncated(.jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers")
+            }
+            let length = Int(bytes[position]) << 8 | Int(bytes[position + 1])
+            guard length >= 2 else { throw ImageInputError.corrupt(.jpeg, "segment length \(length) at offset \(position)") }
+            guard position + length <= bytes.count else {
+                throw ImageInputError.truncated(.jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers")
+            }
+            let body = bytes[(position + 2)..<(position + length)]
+            position += length
+            switch marker {
+            case 0xC0, 0xC1, 0xC2:
+                guard body.count >= 6 else { throw ImageInputError.corrupt(.jpeg, "frame header too short") }
+                let b = body.startIndex
+                frame = (
+                    width: Int(body[b + 3]) << 8 | Int(body[b + 4]), height: Int(body[b + 1]) << 8 | Int(body[b + 2]),
+                    components: Int(body[b + 5]), bits: Int(body[b]), progressive: marker == 0xC2
+                )
+            case 0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF:
+                let kind = [0xC3, 0xC7, 0xCB, 0xCF].contains(marker) ? "lossless" : marker >= 0xC9 ? "arithmetic-coded" : "hierarchical"
+                throw ImageInputError.unsupported(.jpeg, "\(kind) JPEG, which PDF readers cannot show")
+            case 0xE0 where body.starts(with: Array("JFIF\0".utf8)) && body.count >= 12:
+                let b = body.startIndex
+                let x = Double(Int(body[b + 8]) << 8 | Int(body[b + 9]))
+                let y = Double(Int(body[b + 10]) << 8 | Int(body[b + 11]))
+                let unit: ImageResolution.Unit = body[b + 7] == 1 ? .inch : body[b + 7] == 2 ? .centimetre : .none
+                jfif = ImageResolution.stated(x: x, y: y, unit: unit)
+            case 0xE1 where body.starts(with: Array("Exif\0\0".utf8)):
+                exif = Self.exif(body.dropFirst(6))
+            case 0xEE where body.starts(with: Array("Adobe".utf8)) && body.count >= 12:
+                adobe = Int(body[body.startIndex + 11])
+            case 0xDA:
+                guard let frame else { throw ImageInputError.corrupt(.jpeg, "image data before the frame header") }
+                // Pixel bomb check before anything else happens to this file.
+                try limits.check(width: frame.width, height: frame.height, format: .jpeg)
+                sawScan = true
+                position = Self.endOfEntropyData(bytes, from: position)
+            default:
+                break
+            }
+        }
+        guard let frame else { throw ImageInputError.corrupt(.jpeg, "no frame header") }
+        guard frame.bits == 8 else { throw ImageInputError.unsupported(.jpeg, "\(frame.bits)-bit samples") }
+        guard [1, 3, 4].contains(frame.components) else {
+            throw ImageInputError.unsupported(.jpeg, "\(frame.components) color components")
+        }
+        width = frame.width
+        height = frame.height
+        components = frame.components
+        bitsPerComponent = frame.bits
+        progressive = frame.progressive
+        resolution = jfif ?? exif.resolution
+        orientation = ImageOrientation(tag: exif.orientation)
+        adobeTransform = adobe
+    }
+
+    /// Entropy-coded data ends at the first 0xFF that is neither stuffing (0xFF00) nor a restart
+    /// marker; returns that 0xFF's offset, or the end of the data.
+    static func endOfEntropyData(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == 0xFF {
+                let next = bytes[index + 1]
+                if next != 0x00, next != 0xFF, !(0xD0...0xD7).contains(next) { return index }
+                if next == 0xFF { index += 1; continue }
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        return bytes.count
+    }
+
+    /// Orientation and resolution from IFD0 of the EXIF data; a damaged EXIF block is ignored
+    /// (cameras write bad ones), never a reason to refuse the picture.
+    static func exif(_ data: ArraySlice<UInt8>) -> (ImageResolution?, Int?) {
+        guard let structure = try? TIFFStructure(data, format: .jpeg),
+            let directory = try? structure.directory(at: structure.firstIFD)
+        else { return (nil, nil) }
+        return (structure.resolution(in: directory), structure.integer(274, in: directory))
+    }
+
+    /// Adobe writes CMYK (and YCCK) inverted; such files need /Decode [1 0 1 0 1 0 1 0].
+    public var isAdobeInvertedCMYK: Bool { components == 4 && adobeTransform != nil }
+
+    /// The page: the file's bytes, unchanged, as a /DCTDecode image.
+    public static func page(_ bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws -> ImagePage {
+        let jpeg = try JPEGFile(bytes, limits: limits)
+        var dictionary = ImageXObject.dictionary(width: jpeg.width, height: jpeg.height,
+            colorSpace: ImageXObject.deviceColorSpace(components: jpeg.components), bitsPerComponent: 8)
+        dictionary[.filter] = .name("DCTDecode")
+        if jpeg.isAdobeInvertedCMYK { dictionary["Decode"] = [1, 0, 1, 0, 1, 0, 1, 0] }
+        let dpi = ImageResolution(x: limits.defaultDPI, y: limits.defaultDPI)
+        return ImagePage(image: PDFStream(dictionary: dictionary, data: bytes), pixelWidth: jpeg.width,
+            pixelHeight: jpeg.height, resolution: jpeg.resolution ?? dpi, orientation: jpeg.orientation)
+    }
+}
