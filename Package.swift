@@ -37,6 +37,8 @@ let package = Package(
 
         .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging"]),
 
+        // Test helpers every test target shares: the independent PDF readers, the corpus, processes.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TrapperCoreTests", dependencies: ["TrapperCore"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning"]),
         .testTarget(name: "WatchingTests", dependencies: ["Watching"]),
@@ -44,7 +46,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"]),
         // Runs the real binary, as a user would.
-        .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,8 +9,8 @@ enum CLI {
 
     /// Only commands that work are listed here.
     static let commands: [any Command.Type] = [
-        IngestCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self, CheckConfigCommand.self,
-        ExplainCommand.self,
+        IngestCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self, RecoverCommand.self,
+        CheckConfigCommand.self, ExplainCommand.self,
     ]
 
     static func main(_ arguments: [String], context: CommandContext = CommandContext()) -> ExitCode {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `check-config` as a person uses it: a valid config passes with a summary; every kind of mistake

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `explain` tells, for real files, the rule and target the daemon would use, and changes nothing.

@@ -1,23 +1,23 @@
 import Foundation
-import Testing
+
 
 /// Runs the real `pdftrapper` binary, as a user would, and captures what it says.
-struct Run {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct Run {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
 
     /// Lines of stderr, without the empty last one.
-    var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    public var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }
 
-enum Binary {
+public enum Binary {
     /// The package root, found from this file's place in it.
-    static let packageRoot = URL(fileURLWithPath: #filePath)
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `$PDFTRAPPER_BIN`, else the binary the test build made beside the test runner.
-    static var path: String {
+    public static var path: String {
         if let explicit = ProcessInfo.processInfo.environment["PDFTRAPPER_BIN"] { return explicit }
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         // The runner may be inside a bundle folder (`X.xctest/...`).
@@ -27,7 +27,7 @@ enum Binary {
         return folder.appendingPathComponent("pdftrapper").path
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> Run {
+    public static func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -53,25 +53,25 @@ enum Binary {
 }
 
 /// A fresh folder under /tmp for one test, removed at the end.
-final class Scratch {
-    let url: URL
+public final class Scratch {
+    public let url: URL
 
-    init() throws {
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("pdftrapper-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    var path: String { url.path }
+    public var path: String { url.path }
 
     @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
+    public func write(_ name: String, _ text: String) throws -> String {
         try write(name, Data(text.utf8))
     }
 
     @discardableResult
-    func write(_ name: String, _ data: Data) throws -> String {
+    public func write(_ name: String, _ data: Data) throws -> String {
         let file = url.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: file)
