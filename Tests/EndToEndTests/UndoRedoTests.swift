@@ -1,0 +1,86 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Undo gives back the exact earlier bytes, redo the exact later ones, across processes; both refuse
+/// when another program has changed the file.
+@Suite struct UndoRedoTests {
+    func run(_ scratch: Scratch, _ arguments: [String]) throws -> Run {
+        try Binary.run(arguments + ["--state-dir", scratch.path + "/state"], in: scratch.url)
+    }
+
+    func bytes(_ scratch: Scratch, _ name: String = "T.pdf") throws -> Data {
+        try Data(contentsOf: scratch.url.appendingPathComponent(name))
+    }
+
+    @Test func undoAndRedoAreExactAcrossProcesses() throws {
+        let scratch = try Scratch()
+        try TestImages.make(scratch.path + "/a.jpg")
+        try TestImages.make(scratch.path + "/b.png", mode: "L")
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "a.jpg"]).status == 0)
+        let one = try bytes(scratch)
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "b.png"]).status == 0)
+        let two = try bytes(scratch)
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "--prepend", "a.jpg"]).status == 0)
+        let three = try bytes(scratch)
+
+        let undo = try run(scratch, ["undo", "T.pdf", "--steps", "2"])
+        #expect(undo.status == 0, "stderr: \(undo.stderr)")
+        #expect(undo.stdout.split(separator: "\n").count == 2)
+        #expect(try bytes(scratch) == one)
+        try PDFReaders.requireAllAgree(scratch.path + "/T.pdf", pages: 1)
+
+        #expect(try run(scratch, ["redo", "T.pdf"]).status == 0)
+        #expect(try bytes(scratch) == two)
+        #expect(try run(scratch, ["redo", "T.pdf"]).status == 0)
+        #expect(try bytes(scratch) == three)
+        try PDFReaders.requireAllAgree(scratch.path + "/T.pdf", pages: 3)
+        let nothing = try run(scratch, ["redo", "T.pdf"])
+        #expect(nothing.status == 65)
+        #expect(nothing.stderr.contains("nothing to redo"))
+    }
+
+    @Test func aNewRevisionClearsRedo() throws {
+        let scratch = try Scratch()
+        try TestImages.make(scratch.path + "/a.jpg")
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "a.jpg"]).status == 0)
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "a.jpg"]).status == 0)
+        #expect(try run(scratch, ["undo", "T.pdf"]).status == 0)
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "a.jpg", "a.jpg"]).status == 0)
+        #expect(try run(scratch, ["redo", "T.pdf"]).stderr.contains("nothing to redo"))
+    }
+
+    @Test func refusesWhenAnotherProgramChangedTheFile() throws {
+        let scratch = try Scratch()
+        try TestImages.make(scratch.path + "/a.jpg")
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "a.jpg"]).status == 0)
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "a.jpg"]).status == 0)
+        // qpdf rewrites the file whole, as any editor would.
+        _ = try PDFReaders.run("qpdf", [scratch.path + "/T.pdf", "--replace-input"])
+        let rewritten = try bytes(scratch)
+        let undo = try run(scratch, ["undo", "T.pdf"])
+        #expect(undo.status == 65)
+        #expect(undo.stderr.contains("changed by another program since PDFTrapper's last revision"))
+        #expect(try bytes(scratch) == rewritten)
+    }
+
+    @Test func undoStopsAtTheForeignOriginal() throws {
+        let scratch = try Scratch()
+        let source = try #require(try PDFCorpus.files().first { $0.hasSuffix("pdflatex-outline.pdf") })
+        try FileManager.default.copyItem(atPath: source, toPath: scratch.path + "/T.pdf")
+        try TestImages.make(scratch.path + "/a.jpg")
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "a.jpg"]).status == 0)
+        #expect(try run(scratch, ["ingest", "--to", "T.pdf", "a.jpg"]).status == 0)
+        let history = try Binary.run(["history", "T.pdf"], in: scratch.url)
+        let lines = history.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.first?.contains("foreign  written by another program") == true)
+        #expect(lines.last?.contains("ingest") == true && lines.last?.contains("a.jpg (sha256 ") == true)
+
+        let undo = try run(scratch, ["undo", "T.pdf", "--steps", "3"])
+        #expect(undo.status == 65)
+        #expect(undo.stderr.contains("undid 2 of 3"))
+        #expect(undo.stderr.contains("written by another program"))
+        #expect(FileManager.default.contentsEqual(atPath: source, andPath: scratch.path + "/T.pdf"))
+    }
+}
