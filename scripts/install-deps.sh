@@ -8,9 +8,10 @@ build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev 
   libleptonica-dev libtesseract-dev libsystemd-dev zlib1g-dev)
 # The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
-  tesseract-ocr-eng systemd)
-# Independent readers from PyPI that the tests run against every PDF the project writes.
-pip_packages=(pypdf pypdfium2 pillow)
+  tesseract-ocr-eng systemd openssl)
+# From PyPI: independent readers run against every PDF the project writes (pypdf, pypdfium2), the
+# test images' maker (Pillow), and a signer and validator for signed targets (pyHanko).
+pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator)
 
 missing=()
 for package in "${build_packages[@]}" "${tool_packages[@]}"; do
@@ -23,7 +24,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c 'import pypdf, pypdfium2, PIL' 2>/dev/null; then
+if ! python3 -c 'import pypdf, pypdfium2, PIL, pyhanko, pyhanko_certvalidator' 2>/dev/null; then
   echo "install-deps: installing ${pip_packages[*]} from PyPI"
   python3 -m pip install --quiet --disable-pip-version-check "${pip_packages[@]}"
 fi
