@@ -27,7 +27,9 @@ public struct TIFFDocument: ImageDocument {
         guard let pix = LeptonicaPix.tiffPage(bytes, index: index) else {
             throw ImageInputError.decodeFailed(.tiff, "page \(index + 1) (compression \(page.compression)) could not be decoded")
         }
-        guard pix.width == page.width, pix.height == page.height else {
+        // Leptonica turns the page by its Orientation tag while decoding, so what comes out is upright.
+        let turned = page.orientation.swapsSides
+        guard (pix.width, pix.height) == (turned ? (page.height, page.width) : (page.width, page.height)) else {
             throw ImageInputError.decodeFailed(.tiff, "page \(index + 1) decoded to \(pix.width) x \(pix.height), not \(page.width) x \(page.height)")
         }
         let decoded = try pix.pdfSamples()
@@ -38,7 +40,13 @@ public struct TIFFDocument: ImageDocument {
             guard alpha.contains(where: { $0 != 0xFF }) else { return nil }
             return try flateImage(alpha, width: pix.width, height: pix.height, colorSpace: .name("DeviceGray"), bits: 8)
         }
-        return TIFFFile.imagePage(image, softMask: softMask, for: page, limits: limits)
+        var upright = page
+        (upright.width, upright.height) = (pix.width, pix.height)
+        if turned, let resolution = page.resolution {
+            upright.resolution = ImageResolution(x: resolution.y, y: resolution.x)
+        }
+        upright.orientation = .up
+        return TIFFFile.imagePage(image, softMask: softMask, for: upright, limits: limits)
     }
 
     private func flateImage(_ samples: [UInt8], width: Int, height: Int, colorSpace: PDFObject, bits: Int) throws

@@ -118,7 +118,7 @@ struct ImageScratch {
     /// difference, `flatten(img)` composites alpha over white, as a page shows it.
     static let prelude = #"""
         import os, subprocess, sys
-        from PIL import Image, ImageChops, ImageOps
+        from PIL import Image, ImageChops, ImageOps, TiffImagePlugin
         def render(pdf, page=1, dpi=72):
             # Poppler blends neighbours at 1:1; at 4x, each source pixel's centre is exact.
             out = f"render-{os.getpid()}-{page}"
