@@ -84,3 +84,40 @@ import Testing
         #expect(FileManager.default.contentsEqual(atPath: source, andPath: scratch.path + "/T.pdf"))
     }
 }
+
+@Suite struct CompactTests {
+    @Test func compactionSquashesHistoryAndKeepsThePages() throws {
+        let scratch = try Scratch()
+        try TestImages.make(scratch.path + "/a.jpg")
+        let state = ["--state-dir", scratch.path + "/state"]
+        for _ in 0..<4 {
+            #expect(try Binary.run(["ingest", "--to", "T.pdf", "a.jpg"] + state, in: scratch.url).status == 0)
+        }
+        let target = scratch.path + "/T.pdf"
+        let renders = try (1...4).map { try PDFReaders.renderPPM(target, page: $0) }
+        #expect(try Binary.run(["undo", "T.pdf"] + state, in: scratch.url).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: target)).count
+
+        let run = try Binary.run(["compact", "T.pdf"] + state, in: scratch.url)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("history starts anew"))
+        try PDFReaders.requireAllAgree(target, pages: 3)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)).count < before, "the undone revision's bytes are gone")
+        #expect(!(try isLinearized(target)))
+
+        #expect(try Binary.run(["compact", "T.pdf", "--linearize"] + state, in: scratch.url).status == 0)
+        #expect(try isLinearized(target))
+        try PDFReaders.requireAllAgree(target, pages: 3)
+        for page in 1...3 { #expect(try PDFReaders.renderPPM(target, page: page) == renders[page - 1]) }
+        let history = try Binary.run(["history", "T.pdf"], in: scratch.url)
+        #expect(history.stdout.split(separator: "\n").count == 1)
+        #expect(try Binary.run(["redo", "T.pdf"] + state, in: scratch.url).stderr.contains("nothing to redo"))
+        let undo = try Binary.run(["undo", "T.pdf"] + state, in: scratch.url)
+        #expect(undo.status == 65)
+        #expect(undo.stderr.contains("written by another program"))
+    }
+
+    func isLinearized(_ path: String) throws -> Bool {
+        try Data(contentsOf: URL(fileURLWithPath: path)).prefix(1024).range(of: Data("/Linearized".utf8)) != nil
+    }
+}

@@ -27,7 +27,9 @@ extension TargetStore {
         var targetState = TargetState.load(statePath(key), target: target)
         try checkUnchanged(target, length, targetState)
         let reader = try PDFTailReader(path: target, decoder: decoder)
-        guard let record = RevisionRecord(trailer: reader.tail.trailer) else {
+        guard let record = RevisionRecord(trailer: reader.tail.trailer),
+              try RevisionHistory.isRevision(record, trailer: reader.tail.trailer, end: length,
+                                             in: PDFFileSource(path: target)) else {
             throw EngineError.refused(target: target, reason: "its last revision was written by another program; "
                                       + "undo stops at PDFTrapper's first revision")
         }
@@ -130,5 +132,21 @@ extension TargetStore {
             offset += chunk.count
         }
         try handle.synchronize()
+    }
+}
+
+/// Full rewrites (compaction): history starts anew, so nothing before can be undone or redone.
+extension TargetStore {
+    /// Runs `rewrite` on the target under its lock, then forgets the target's undo and redo state.
+    public func rewriteWhole<Result>(target: String, _ rewrite: (String) throws -> Result) throws(EngineError) -> Result {
+        let (lock, key) = try self.lock(target)
+        defer { withExtendedLifetime(lock) {} }
+        guard fileLength(target) != nil else { throw .unreadable(target: target, reason: "no such file") }
+        let result: Result
+        do { result = try rewrite(target) } catch { throw .damaged(target: target, reason: "\(error)") }
+        let old = TargetState.load(statePath(key), target: target)
+        for undone in old.redo { try? FileManager.default.removeItem(atPath: undone.tailFile) }
+        do { try TargetState(target: target).save(statePath(key)) } catch { throw .io(error) }
+        return result
     }
 }

@@ -18,7 +18,8 @@ public enum RevisionHistory {
         var end = source.length
         while end > 0 {
             let reader = try PDFTailReader(source: PDFPrefixSource(source, length: end), decoder: decoder)
-            guard let record = RevisionRecord(trailer: reader.tail.trailer), record.base < end else {
+            guard let record = RevisionRecord(trailer: reader.tail.trailer),
+                  try isRevision(record, trailer: reader.tail.trailer, end: end, in: source) else {
                 entries.append(Entry(base: 0, end: end, record: nil))
                 break
             }
@@ -26,5 +27,19 @@ public enum RevisionHistory {
             end = record.base
         }
         return entries.reversed()
+    }
+
+    /// Whether a record describes a real incremental update: it begins where an earlier revision
+    /// ended (the bytes before `base` end in `%%EOF`) and its trailer chains to that revision
+    /// (/Prev). A record carried over by a program that rewrote the whole file fails this, so its
+    /// stale `base` is never truncated to.
+    public static func isRevision(_ record: RevisionRecord, trailer: PDFDictionary, end: Int,
+                                  in source: any PDFByteSource) throws -> Bool {
+        guard record.base < end else { return false }
+        guard record.base > 0 else { return trailer[.prev] == nil }
+        guard let previous = trailer[.prev]?.integerValue, previous < record.base else { return false }
+        let before = try source.read(offset: max(0, record.base - 8), count: min(8, record.base))
+        let trimmed = before.reversed().drop { $0 == 0x0A || $0 == 0x0D || $0 == 0x20 }.reversed()
+        return trimmed.count >= 5 && Array(trimmed.suffix(5)) == Array("%%EOF".utf8)
     }
 }
