@@ -28,14 +28,16 @@ public enum ImageInputError: Error, Sendable, Equatable, CustomStringConvertible
         case .tooManyPixels(let width, let height, let limit):
             "image is \(width) x \(height) pixels, over the limit of \(Self.megapixels(limit)) megapixels"
         case .tooManyBytes(let count, let limit):
-            "file is \(Self.megabytes(count)) MB, over the limit of \(Self.megabytes(limit)) MB"
+            "file is \(Self.size(count)), over the limit of \(Self.size(limit))"
         case .decodeFailed(let format, let detail): "cannot decode \(format.rawValue): \(detail)"
         case .noSuchPage(let index, let count): "no page \(index + 1): the file has \(count) page(s)"
         }
     }
 
     private static func megapixels(_ pixels: Int) -> String { decimal(Double(pixels) / 1_000_000) }
-    private static func megabytes(_ bytes: Int) -> String { decimal(Double(bytes) / 1_048_576) }
+    private static func size(_ bytes: Int) -> String {
+        bytes < 1 << 20 ? "\(bytes) bytes" : decimal(Double(bytes) / 1_048_576) + " MB"
+    }
 
     /// "200", "0.5", "1.25": at most two decimals, no trailing zeros.
     private static func decimal(_ value: Double) -> String {

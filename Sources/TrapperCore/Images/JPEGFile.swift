@@ -60,10 +60,13 @@ public struct JPEGFile: Sendable, Equatable {
             case 0xC0, 0xC1, 0xC2:
                 guard body.count >= 6 else { throw ImageInputError.corrupt(.jpeg, "frame header too short") }
                 let b = body.startIndex
-                frame = (
+                let parsed = (
                     width: Int(body[b + 3]) << 8 | Int(body[b + 4]), height: Int(body[b + 1]) << 8 | Int(body[b + 2]),
                     components: Int(body[b + 5]), bits: Int(body[b]), progressive: marker == 0xC2
                 )
+                // The pixel bomb is refused from the frame header, before anything else is read.
+                try limits.check(width: parsed.width, height: parsed.height, format: .jpeg)
+                frame = parsed
             case 0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF:
                 let kind = [0xC3, 0xC7, 0xCB, 0xCF].contains(marker) ? "lossless" : marker >= 0xC9 ? "arithmetic-coded" : "hierarchical"
                 throw ImageInputError.unsupported(.jpeg, "\(kind) JPEG, which PDF readers cannot show")
@@ -78,9 +81,7 @@ public struct JPEGFile: Sendable, Equatable {
             case 0xEE where body.starts(with: Array("Adobe".utf8)) && body.count >= 12:
                 adobe = Int(body[body.startIndex + 11])
             case 0xDA:
-                guard let frame else { throw ImageInputError.corrupt(.jpeg, "image data before the frame header") }
-                // Pixel bomb check before anything else happens to this file.
-                try limits.check(width: frame.width, height: frame.height, format: .jpeg)
+                guard frame != nil else { throw ImageInputError.corrupt(.jpeg, "image data before the frame header") }
                 sawScan = true
                 position = Self.endOfEntropyData(bytes, from: position)
             default:
