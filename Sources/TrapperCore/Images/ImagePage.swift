@@ -24,8 +24,10 @@ public struct ImagePage: Sendable {
     public init(image: PDFStream, softMask: PDFStream? = nil, pixelWidth: Int, pixelHeight: Int,
         resolution: ImageResolution, orientation: ImageOrientation)
     {
-        let width = Double(pixelWidth) / resolution.x * 72
-        let height = Double(pixelHeight) / resolution.y * 72
+        // To 1/10000 point: far below any device's pixel, and no binary-fraction noise like 172.79999999999998.
+        func points(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+        let width = points(Double(pixelWidth) / resolution.x * 72)
+        let height = points(Double(pixelHeight) / resolution.y * 72)
         let matrix = orientation.matrix(width: width, height: height)
         var content: [UInt8] = Array("q ".utf8)
         for value in matrix {

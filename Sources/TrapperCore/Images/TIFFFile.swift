@@ -18,6 +18,8 @@ public struct TIFFFile: Sendable {
         public var t4Options: Int
         public var t6Options: Int
         public var tiled: Bool
+        /// Which directory of the file this is (thumbnails are skipped, so it can differ from the page index).
+        public var directoryIndex: Int = 0
 
         /// A single-strip bilevel CCITT G3/G4 page: its strip can become a /CCITTFaxDecode stream as is.
         public var isCCITTPassThrough: Bool {
@@ -34,8 +36,13 @@ public struct TIFFFile: Sendable {
         let structure = try TIFFStructure(bytes[...], format: .tiff)
         let directories = try structure.allDirectories()
         guard !directories.isEmpty else { throw ImageInputError.corrupt(.tiff, "no image directory") }
-        pages = try directories.enumerated().map { index, directory in
-            try Self.page(directory, number: index + 1, in: structure, fileSize: bytes.count, limits: limits)
+        // Reduced-resolution images (NewSubfileType bit 0: thumbnails, previews) are not pages.
+        let full = directories.indices.filter { (structure.integer(254, in: directories[$0]) ?? 0) & 1 == 0 }
+        pages = try (full.isEmpty ? Array(directories.indices) : full).enumerated().map { number, index in
+            var page = try Self.page(directories[index], number: number + 1, in: structure, fileSize: bytes.count,
+                limits: limits)
+            page.directoryIndex = index
+            return page
         }
     }
 
