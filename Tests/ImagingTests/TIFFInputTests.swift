@@ -40,6 +40,7 @@ import TrapperCore
         ("G3 1-D", "bitmap(200, 100).save('in.tif', compression='group3', dpi=(72, 72))", 0),
         ("G3 2-D", "bitmap(200, 100).save('in.tif', compression='group3', dpi=(72, 72), tiffinfo={292: 1})", 1),
         ("G4 white-is-zero", "bitmap(200, 100).save('in.tif', compression='group4', dpi=(72, 72), tiffinfo={262: 0})", -1),
+        ("G3 2-D byte-aligned", "bitmap(200, 100).save('in.tif', compression='group3', dpi=(72, 72), tiffinfo={292: 5})", 1),
     ])
     func singleStripCCITTPassesThrough(_ kind: String, _ make: String, _ k: Int) throws {
         let scratch = try ImageScratch()
@@ -78,6 +79,20 @@ import TrapperCore
         try scratch.python(Self.bitmap + make)
         let pages = try scratch.convert("in.tif", to: "out.pdf")
         #expect(pages[0].image.dictionary[.filter] == .name("FlateDecode"), "\(kind)")
+        try requireRendersAsPillow(scratch, "in.tif", pages: 1)
+    }
+
+    @Test func fillOrderTwoStripIsBitReversedNotDecoded() throws {
+        let scratch = try ImageScratch()
+        defer { scratch.remove() }
+        let strips = try scratch.python(Self.bitmap + """
+            bitmap(200, 100).save('in.tif', compression='group4', dpi=(72, 72), tiffinfo={266: 2})
+            strips('in.tif')
+            """).split(separator: "/").map { $0.split(separator: " ").compactMap { Int($0) } }
+        let pages = try scratch.convert("in.tif", to: "out.pdf")
+        let strip = try scratch.bytes("in.tif")[strips[0][0]..<(strips[0][0] + strips[1][0])]
+        #expect(pages[0].image.dictionary[.filter] == .name("CCITTFaxDecode"))
+        #expect(pages[0].image.data == strip.map { byte in (0..<8).reduce(UInt8(0)) { $0 | ((byte >> $1) & 1) << (7 - $1) } }, "strip not bit-reversed byte for byte")
         try requireRendersAsPillow(scratch, "in.tif", pages: 1)
     }
 
