@@ -27,13 +27,15 @@ let package = Package(
         shim("CTesseract", pkgConfig: "tesseract", apt: "libtesseract-dev"),
         shim("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
         shim("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        shim("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
         // Adapters: each owns its C handles and maps C errors to Swift errors.
         .target(name: "Scanning", dependencies: ["TrapperCore", "CSane"]),
         .target(name: "Watching", dependencies: ["TrapperCore", "CInotifyTools"]),
         .target(name: "PDFAccess", dependencies: ["TrapperCore", "CQPDF", "CPoppler", "CZlib"]),
         .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract"]),
-        .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "Scanning", "Watching", "PDFAccess", "Imaging"]),
+        .target(name: "Hashing", dependencies: ["CCrypto"]),
+        .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
 
         .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging"]),
 
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"]),
+        .testTarget(name: "HashingTests", dependencies: ["Hashing", "TrapperCore"]),
         // Runs the real binary, as a user would.
         .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "TestSupport"]),
     ],

@@ -5,7 +5,7 @@ set -euo pipefail
 
 # Headers and libraries behind the systemLibrary shims.
 build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev libqpdf-dev
-  libleptonica-dev libtesseract-dev libsystemd-dev zlib1g-dev)
+  libleptonica-dev libtesseract-dev libsystemd-dev zlib1g-dev libssl-dev)
 # The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
   tesseract-ocr-eng systemd openssl)

@@ -7,30 +7,53 @@ public enum Ingest {
     public static func run(_ inputs: [any InputDocument], into target: String, at position: PDFPagePosition = .end,
                            store: TargetStore, note: String? = nil, date: Date = Date()) throws -> TargetStore.Committed {
         try store.commit(target: target) { writer, reader in
-            var pages: [PDFReference] = []
             let parent: PDFReference
-            let existingRoot: PDFDictionary?
+            var rootDictionary: PDFDictionary = [:]
             if let reader {
-                (parent, existingRoot) = try PDFPageTree.root(of: reader)
+                (parent, rootDictionary) = try PDFPageTree.root(of: reader)
             } else {
                 writer.root = writer.reserve()
                 parent = writer.reserve()
-                existingRoot = nil
             }
+            var pages: [PDFReference] = []
+            var forms: [PDFDictionary] = []
             for input in inputs {
                 for index in 0..<input.pageCount {
-                    let page = try input.writePage(index, into: &writer)
-                    pages.append(try PDFPageTree.writePage(page, parent: parent, into: &writer))
+                    let reference = writer.reserve()
+                    let page = try input.writePage(index, as: reference, into: &writer)
+                    try PDFPageTree.writePage(page, as: reference, parent: parent, rootDefaults: rootDictionary, into: &writer)
+                    pages.append(reference)
                 }
+                if let form = try input.writeForm(into: &writer) { forms.append(form) }
             }
-            if let reader, let existingRoot {
-                try PDFPageTree.attach(pages, at: position, root: parent, dictionary: existingRoot, reader: reader, into: &writer)
+            if let reader {
+                try PDFPageTree.attach(pages, at: position, root: parent, dictionary: rootDictionary, reader: reader, into: &writer)
+                if !forms.isEmpty { try mergeForms(forms, reader: reader, into: &writer) }
             } else if let catalog = writer.root {
                 try PDFPageTree.writeNewRoot(pages, root: parent, catalog: catalog, into: &writer)
+                if !forms.isEmpty {
+                    let form = try PDFFormMerge.merge(nil, adding: forms) { $0 }
+                    try writer.set(catalog, to: .dictionary([.type: .name("Catalog"), .pages: .reference(parent),
+                                                              "AcroForm": .reference(try writer.add(.dictionary(form)))]))
+                }
             }
             return RevisionRecord(operation: .ingest, date: date, base: 0, pagesAdded: pages.count, position: position,
                                   inputs: inputs.map { .init(name: $0.name, sha256: $0.sha256, pages: $0.pageCount) },
                                   note: note)
+        }
+    }
+
+    /// Imported fields join the target's form: the catalog is rewritten with the merged /AcroForm.
+    private static func mergeForms(_ forms: [PDFDictionary], reader: PDFTailReader,
+                                   into writer: inout TargetStore.Writer) throws {
+        var catalog = try reader.catalog()
+        let existing = try catalog["AcroForm"].map(reader.resolve)?.dictionaryValue
+        let merged = try PDFFormMerge.merge(existing, adding: forms, resolve: reader.resolve)
+        if case .reference(let formReference)? = catalog["AcroForm"] {
+            try writer.set(formReference, to: .dictionary(merged))
+        } else {
+            catalog["AcroForm"] = .reference(try writer.add(.dictionary(merged)))
+            try writer.set(reader.tail.root, to: .dictionary(catalog))
         }
     }
 }

@@ -8,7 +8,14 @@ public protocol InputDocument {
     var name: String { get }
     var sha256: [UInt8] { get }
     var pageCount: Int { get }
-    /// Writes page `index` and everything it needs into `sink`; returns the page dictionary
-    /// without /Parent.
-    func writePage<Sink: PDFObjectSink>(_ index: Int, into sink: inout Sink) throws -> PDFDictionary
+    /// Writes what page `index` needs into `sink` and returns its dictionary (without /Parent), to be
+    /// written at `reference` (the page's own number, which its annotations may point back to).
+    func writePage<Sink: PDFObjectSink>(_ index: Int, as reference: PDFReference, into sink: inout Sink) throws
+        -> PDFDictionary
+    /// After its pages: the interactive form their fields belong to, written into `sink`, if any.
+    func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary?
+}
+
+extension InputDocument {
+    public func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary? { nil }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Hashing
 import Imaging
 import PDFAccess
 import TrapperCore
@@ -46,19 +47,6 @@ public struct InputFiles: Sendable {
         let text = String(decoding: head.prefix(16), as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
         return "not a JPEG, PNG, TIFF, PNM or PDF by its content (starts with \"\(text.prefix(12))\")"
     }
-
-    static func sha256(_ path: String) throws -> [UInt8] {
-        let source = try PDFFileSource(path: path)
-        var hasher = SHA256()
-        var offset = 0
-        while offset < source.length {
-            let chunk = try source.read(offset: offset, count: 1 << 20)
-            guard !chunk.isEmpty else { break }
-            hasher.update(chunk)
-            offset += chunk.count
-        }
-        return hasher.finish()
-    }
 }
 
 /// An image file: checked at open; its bytes are read again when its pages are written, so a batch
@@ -78,13 +66,15 @@ final class ImageInput: InputDocument {
         let document = try ImageFiles.open(bytes: bytes, limits: limits, flate: flate)
         self.path = path
         self.name = name
-        self.sha256 = SHA256.hash(bytes)
+        self.sha256 = FileDigest.sha256(bytes)
         self.pageCount = document.pageCount
         self.limits = limits
         self.flate = flate
     }
 
-    func writePage<Sink: PDFObjectSink>(_ index: Int, into sink: inout Sink) throws -> PDFDictionary {
+    func writePage<Sink: PDFObjectSink>(_ index: Int, as reference: PDFReference, into sink: inout Sink) throws
+        -> PDFDictionary
+    {
         let document = try current ?? ImageFiles.open(path: path, limits: limits, flate: flate)
         current = index + 1 < pageCount ? document : nil
         return try document.page(index).addObjects(to: &sink)
@@ -102,11 +92,17 @@ final class PDFInput: InputDocument {
         importer = try PDFImporter(path: path)
         guard importer.pageCount > 0 else { throw EngineError.badInput(name: name, reason: "PDF has no pages") }
         self.name = name
-        self.sha256 = try InputFiles.sha256(path)
+        self.sha256 = try FileDigest.sha256(path: path)
         self.pageCount = importer.pageCount
     }
 
-    func writePage<Sink: PDFObjectSink>(_ index: Int, into sink: inout Sink) throws -> PDFDictionary {
-        try importer.copyPage(index, into: &sink)
+    func writePage<Sink: PDFObjectSink>(_ index: Int, as reference: PDFReference, into sink: inout Sink) throws
+        -> PDFDictionary
+    {
+        try importer.copyPage(index, into: &sink, as: reference)
+    }
+
+    func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary? {
+        try importer.formDictionary(into: &sink)
     }
 }

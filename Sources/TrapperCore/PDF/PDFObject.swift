@@ -32,6 +32,11 @@ extension PDFObject {
         }
     }
 
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
     public var nameValue: PDFName? {
         if case .name(let name) = self { return name }
         return nil

@@ -13,16 +13,6 @@ extension PDFPageTree {
         return (reference, root)
     }
 
-    /// Writes `page` (a dictionary without /Parent) as a child of `parent`; returns its reference.
-    public static func writePage(_ page: PDFDictionary, parent: PDFReference, into sink: inout some PDFObjectSink)
-        throws -> PDFReference
-    {
-        var dictionary = page
-        dictionary[.type] = .name("Page")
-        dictionary["Parent"] = .reference(parent)
-        return try sink.add(.dictionary(dictionary))
-    }
-
     /// Rewrites the root of an existing document with `pages` added at the end or the front.
     public static func attach(_ pages: [PDFReference], at position: PDFPagePosition, root: PDFReference,
         dictionary: PDFDictionary, reader: PDFTailReader, into sink: inout some PDFObjectSink) throws

@@ -1,0 +1,60 @@
+import CCrypto
+import Foundation
+
+/// SHA-256 of whole input files through OpenSSL's libcrypto, which uses the CPU's SHA instructions:
+/// about 1.4 GB/s here against 0.1 GB/s for the core's portable SHA256, and every ingested byte is
+/// hashed (the history and the duplicate check name inputs by digest).
+public enum FileDigest {
+    public struct Failure: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    public static func sha256(path: String) throws(Failure) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw Failure(path: path, reason: "cannot be read") }
+        defer { try? handle.close() }
+        let context = try Context()
+        while true {
+            let chunk: Data
+            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch {
+                throw Failure(path: path, reason: "read: \(error.localizedDescription)")
+            }
+            guard !chunk.isEmpty else { break }
+            context.update(chunk)
+        }
+        return context.finish()
+    }
+
+    public static func sha256(_ bytes: some ContiguousBytes) -> [UInt8] {
+        // Creating a digest context fails only when OpenSSL is out of memory.
+        let context = try! Context()
+        context.update(bytes)
+        return context.finish()
+    }
+
+    /// One EVP digest context, freed with its owner.
+    private final class Context {
+        let pointer: OpaquePointer
+
+        init() throws(Failure) {
+            guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+                throw Failure(path: "", reason: "OpenSSL could not start a SHA-256 digest")
+            }
+            pointer = context
+        }
+
+        deinit { EVP_MD_CTX_free(pointer) }
+
+        func update(_ bytes: some ContiguousBytes) {
+            bytes.withUnsafeBytes { _ = EVP_DigestUpdate(pointer, $0.baseAddress, $0.count) }
+        }
+
+        func finish() -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 32)
+            var length: UInt32 = 0
+            EVP_DigestFinal_ex(pointer, &digest, &length)
+            return digest
+        }
+    }
+}
