@@ -6,9 +6,16 @@ public enum CRC32 {
         return value
     }
 
-    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    public static func checksum(_ bytes: [UInt8]) -> UInt32 { checksum(bytes[...]) }
+
+    /// Runs over raw buffers: it sees every byte of every PNG read.
+    public static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        table.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { input in
+                for byte in input { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+            }
+        }
         return crc ^ 0xFFFF_FFFF
     }
 }

@@ -80,33 +80,49 @@ enum PNGDecoder {
     }
 
     /// Undoes the per-row filters (PNG §9): `data` is rows of a filter byte and `stride` bytes.
+    /// One loop per filter type over raw buffers: this runs over every byte of the image.
     private static func unfilter(_ data: ArraySlice<UInt8>, rows: Int, stride: Int, bytesPerPixel bpp: Int) throws
         -> [UInt8]
     {
         var output = [UInt8](repeating: 0, count: rows * stride)
-        var input = data.startIndex
-        for row in 0..<rows {
-            let filter = data[input]
-            input += 1
-            let base = row * stride
-            let previous = base - stride
-            for i in 0..<stride {
-                let raw = data[input + i]
-                let left: UInt8 = i >= bpp ? output[base + i - bpp] : 0
-                let up: UInt8 = row > 0 ? output[previous + i] : 0
-                let upLeft: UInt8 = row > 0 && i >= bpp ? output[previous + i - bpp] : 0
-                let predicted: UInt8
-                switch filter {
-                case 0: predicted = 0
-                case 1: predicted = left
-                case 2: predicted = up
-                case 3: predicted = UInt8((Int(left) + Int(up)) / 2)
-                case 4: predicted = paeth(left, up, upLeft)
-                default: throw ImageInputError.corrupt(.png, "row \(row) has unknown filter type \(filter)")
+        try data.withUnsafeBufferPointer { input in
+            try output.withUnsafeMutableBufferPointer { out in
+                var at = 0
+                for row in 0..<rows {
+                    let filter = input[at]
+                    at += 1
+                    let base = row * stride
+                    let up = base - stride  // only read when row > 0
+                    let lead = min(bpp, stride)
+                    switch filter {
+                    case 0:
+                        for i in 0..<stride { out[base + i] = input[at + i] }
+                    case 1:
+                        for i in 0..<lead { out[base + i] = input[at + i] }
+                        for i in lead..<stride { out[base + i] = input[at + i] &+ out[base + i - bpp] }
+                    case 2 where row == 0:
+                        for i in 0..<stride { out[base + i] = input[at + i] }
+                    case 2:
+                        for i in 0..<stride { out[base + i] = input[at + i] &+ out[up + i] }
+                    case 3:
+                        for i in 0..<stride {
+                            let left = i >= bpp ? Int(out[base + i - bpp]) : 0
+                            let above = row > 0 ? Int(out[up + i]) : 0
+                            out[base + i] = input[at + i] &+ UInt8((left + above) >> 1)
+                        }
+                    case 4:
+                        for i in 0..<stride {
+                            let left = i >= bpp ? out[base + i - bpp] : 0
+                            let above = row > 0 ? out[up + i] : 0
+                            let corner = row > 0 && i >= bpp ? out[up + i - bpp] : 0
+                            out[base + i] = input[at + i] &+ paeth(left, above, corner)
+                        }
+                    default:
+                        throw ImageInputError.corrupt(.png, "row \(row) has unknown filter type \(filter)")
+                    }
+                    at += stride
                 }
-                output[base + i] = raw &+ predicted
             }
-            input += stride
         }
         return output
     }
