@@ -1,8 +1,11 @@
 # PDFTrapper. `make demo` and `make test` work from a clean clone on Debian 12 with the Swift toolchain.
 SWIFT ?= swift
+# The Swift runtime linked statically: a third of the start-up time of every command goes otherwise
+# to resolving its symbols, and the CLI is often run once per file.
+RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/pdftrapper
 
-.PHONY: all deps build test demo clean
+.PHONY: all deps build test demo bench clean
 
 all: build
 
@@ -10,7 +13,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Every test, with the real libraries, tools and files.
 test: deps
@@ -19,6 +22,11 @@ test: deps
 
 demo: build
 	@scripts/demo.sh $(BIN)
+
+# Side by side with the peers, as ratios; see bench/README.md.
+bench: build
+	@scripts/install-deps.sh --bench
+	python3 bench/engine.py $(BIN)
 
 clean:
 	rm -rf .build demo

@@ -13,6 +13,13 @@ tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 te
 # test images' maker (Pillow), and a signer and validator for signed targets (pyHanko).
 pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator)
 
+# The peers the benchmarks run against (img2pdf from PyPI; qpdf and pdfunite are above) and GNU
+# time for peak memory; only with --bench.
+if [ "${1:-}" = --bench ]; then
+  tool_packages+=(time)
+  pip_packages+=(img2pdf)
+fi
+
 missing=()
 for package in "${build_packages[@]}" "${tool_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -24,7 +31,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c 'import pypdf, pypdfium2, PIL, pyhanko, pyhanko_certvalidator' 2>/dev/null; then
+python_check='import pypdf, pypdfium2, PIL, pyhanko, pyhanko_certvalidator'
+if [ "${1:-}" = --bench ]; then python_check+=', img2pdf'; fi
+if ! python3 -c "$python_check" 2>/dev/null; then
   echo "install-deps: installing ${pip_packages[*]} from PyPI"
   python3 -m pip install --quiet --disable-pip-version-check "${pip_packages[@]}"
 fi

@@ -144,6 +144,11 @@ public enum PDFRewriter {
         }
         if qpdf.isEncrypted { throw .encrypted(path: path) }
         var warnings = qpdf.takeWarnings()
+        // qpdf would carry the last revision's history record into the new trailer, where its
+        // byte offsets no longer mean anything: a rewrite starts the history anew.
+        let trailer = qpdf_get_trailer(qpdf.data)
+        qpdf_oh_remove_key(qpdf.data, trailer, "/" + RevisionRecord.trailerKey.string)
+        qpdf_oh_release(qpdf.data, trailer)
         do {
             try qpdf.check(qpdf_init_write(qpdf.data, temporary))
             configure(qpdf.data)

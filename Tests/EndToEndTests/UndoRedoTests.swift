@@ -111,6 +111,8 @@ import Testing
         for page in 1...3 { #expect(try PDFReaders.renderPPM(target, page: page) == renders[page - 1]) }
         let history = try Binary.run(["history", "T.pdf"], in: scratch.url)
         #expect(history.stdout.split(separator: "\n").count == 1)
+        #expect(history.stdout.contains("foreign"), "the rewrite must not carry a stale record: \(history.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)).range(of: Data("/PDFTrapper".utf8)) == nil)
         #expect(try Binary.run(["redo", "T.pdf"] + state, in: scratch.url).stderr.contains("nothing to redo"))
         let undo = try Binary.run(["undo", "T.pdf"] + state, in: scratch.url)
         #expect(undo.status == 65)

@@ -104,20 +104,35 @@ public struct JPEGFile: Sendable, Equatable {
     }
 
     /// Entropy-coded data ends at the first 0xFF that is neither stuffing (0xFF00) nor a restart
-    /// marker; returns that 0xFF's offset, or the end of the data.
+    /// marker; returns that 0xFF's offset, or the end of the data. Every ingested JPEG is scanned,
+    /// so the search for 0xFF looks at eight bytes at a time.
     static func endOfEntropyData(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start
-        while index + 1 < bytes.count {
-            if bytes[index] == 0xFF {
-                let next = bytes[index + 1]
-                if next != 0x00, next != 0xFF, !(0xD0...0xD7).contains(next) { return index }
-                if next == 0xFF { index += 1; continue }
-                index += 2
-            } else {
-                index += 1
+        bytes.withUnsafeBytes { raw in
+            var index = start
+            while let marker = nextFF(raw, from: index), marker + 1 < raw.count {
+                let next = raw[marker + 1]
+                if next != 0x00, next != 0xFF, !(0xD0...0xD7).contains(next) { return marker }
+                index = next == 0xFF ? marker + 1 : marker + 2
             }
+            return raw.count
         }
-        return bytes.count
+    }
+
+    /// The offset of the next 0xFF byte at or after `start`.
+    private static func nextFF(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= raw.count {
+            // A byte of `word` is 0xFF exactly when that byte of ~word is zero.
+            let inverted = ~raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if (inverted &- ones) & ~inverted & highs != 0 { break }
+            index += 8
+        }
+        while index < raw.count {
+            if raw[index] == 0xFF { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// Orientation and resolution from IFD0 of the EXIF data; a damaged EXIF block is ignored
