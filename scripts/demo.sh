@@ -14,6 +14,9 @@ export SANE_CONFIG_DIR=$demo/sane
 
 cat > "$demo/config.toml" <<'TOML'
 # The demo's config: every path is relative to this file's folder.
+[daemon]
+state_dir = "state"
+
 [library]
 root = "library"
 
@@ -42,11 +45,22 @@ scanimage -d test --mode Gray --test-picture Grid --resolution 75 --format=pnm >
 echo "== pdftrapper explain: what the daemon will do with each input"
 (cd "$demo" && "$bin" explain --config config.toml inbox/receipts/*.png inbox/page.pnm)
 
+echo "== pdftrapper ingest: the rules put each page in its PDF, one revision per input"
+(cd "$demo" && "$bin" ingest --config config.toml inbox/receipts/*.png inbox/page.pnm)
+scanimage -d test --mode Color --test-picture "Color pattern" --resolution 75 --format=png > "$demo/inbox/more.png"
+(cd "$demo" && "$bin" ingest --config config.toml inbox/more.png)
+
+echo "== pdftrapper history / undo / redo on library/Inbox.pdf"
+(cd "$demo" && "$bin" history library/Inbox.pdf && "$bin" undo --config config.toml library/Inbox.pdf \
+  && "$bin" redo --config config.toml library/Inbox.pdf && pdfinfo library/Inbox.pdf | grep Pages)
+
 cat <<TXT
 
 The demo lives in $demo:
   config.toml   the config (try a typo in it, then: $bin check-config demo/config.toml)
   inbox/        drop images and PDFs here; inbox/receipts/ goes to the "receipts" rule
-  library/      where the target PDFs go
-Try: $bin explain --config demo/config.toml SOME_FILE
+  library/      where the target PDFs go (open them in any viewer)
+  state/        the journal and the undo history
+Try: $bin ingest --config demo/config.toml SOME_IMAGE_OR_PDF
+     $bin history demo/library/Inbox.pdf ; $bin undo --config demo/config.toml demo/library/Inbox.pdf
 TXT
