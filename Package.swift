@@ -41,11 +41,11 @@ let package = Package(
 
         // Test helpers every test target shares: the independent PDF readers, the corpus, processes.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "TrapperCoreTests", dependencies: ["TrapperCore"]),
+        .testTarget(name: "TrapperCoreTests", dependencies: ["TrapperCore", "TestSupport"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning"]),
         .testTarget(name: "WatchingTests", dependencies: ["Watching"]),
-        .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess"]),
+        .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "TrapperCore"]),
         // Runs the real binary, as a user would.

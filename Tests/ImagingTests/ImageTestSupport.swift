@@ -1,12 +1,14 @@
 import Foundation
 import Imaging
 import PDFAccess
+import TestSupport
 import Testing
 import TrapperCore
 
 /// What the image tests share: a scratch folder, Pillow to make inputs and judge renders, and
-/// the real PDF readers every written file must satisfy. (TrapperCoreTests has its own reader
-/// helpers; test targets cannot share files, so the few commands needed are run here again.)
+/// the real PDF readers every written file must satisfy, run through TestSupport's `PDFReaders`
+/// and `Python`. What is here is the image-specific part: the Python prelude, full renders and
+/// image-stream decoding.
 struct ImageScratch {
     let directory: URL
     static let flate = ZlibFlate()
@@ -20,37 +22,25 @@ struct ImageScratch {
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    /// Runs `tool`; output through files so no pipe can stall the child.
+    /// Runs `tool` (through TestSupport's `PDFReaders.run`); its status and everything it printed,
+    /// stdout then stderr.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let out = directory.appendingPathComponent("out")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: out)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, String(decoding: try Data(contentsOf: out), as: UTF8.self))
+        let result = try PDFReaders.run(tool, arguments)
+        return (result.status, result.text + result.stderr)
     }
 
-    /// Runs a Python script with the helpers below in scope, in this folder; returns its output
-    /// and fails the test if it exits non-zero.
+    /// Runs a Python script (TestSupport's `Python.run`) with the helpers below in scope, in this
+    /// folder; returns its output, and fails the test at `sourceLocation` if it exits non-zero.
     @discardableResult
     func python(_ script: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> String {
-        let file = path("script-\(UUID().uuidString).py")
-        try (Self.prelude + "\nos.chdir(\(quoted(directory.path)))\n" + script).write(
-            toFile: file, atomically: true, encoding: .utf8)
-        let result = try Self.run("python3", [file])
-        #expect(result.status == 0, "python failed:\n\(result.output)", sourceLocation: sourceLocation)
-        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            let output = try Python.run(Self.prelude + "\nos.chdir(\(quoted(directory.path)))\n" + script, [])
+            return output.trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            Issue.record("python failed:\n\(error)", sourceLocation: sourceLocation)
+            return ""
+        }
     }
 
     private func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }

@@ -1,5 +1,6 @@
 import Foundation
 import PDFAccess
+import TestSupport
 import Testing
 import TrapperCore
 

@@ -4,7 +4,8 @@ import Foundation
 /// `$PDFTRAPPER_PDF_CORPUS`), and what the independent readers say about each file.
 public enum PDFCorpus {
     public struct Missing: Error, CustomStringConvertible {
-        var path: String
+        public var path: String
+        public init(path: String) { self.path = path }
         public var description: String {
             "PDF corpus not found at \(path): put the corpus there or set PDFTRAPPER_PDF_CORPUS"
         }
@@ -50,20 +51,20 @@ public enum PDFCorpus {
 }
 
 /// Temporary files, each in a fresh folder removed by `remove()`.
-struct TemporaryFolder {
-    let path: String
+public struct TemporaryFolder {
+    public let path: String
 
-    init() throws {
+    public init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("pdfaccess-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    func file(_ name: String) -> String { path + "/" + name }
+    public func file(_ name: String) -> String { path + "/" + name }
 
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    public func remove() { try? FileManager.default.removeItem(atPath: path) }
 
     /// A copy of `source` in this folder.
-    func copy(_ source: String, as name: String? = nil) throws -> String {
+    public func copy(_ source: String, as name: String? = nil) throws -> String {
         let destination = file(name ?? URL(fileURLWithPath: source).lastPathComponent)
         try? FileManager.default.removeItem(atPath: destination)
         try FileManager.default.copyItem(atPath: source, toPath: destination)

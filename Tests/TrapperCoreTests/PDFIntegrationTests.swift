@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TrapperCore
@@ -7,23 +8,9 @@ import Testing
 /// open them, agree on the page count, find the old bytes untouched, and render old pages the same.
 @Suite("PDF writes checked by independent readers", .serialized)
 struct PDFIntegrationTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// `../shared/pdf-corpus` beside the package, or `PDFTRAPPER_PDF_CORPUS`.
-    static var corpusDirectory: URL {
-        if let override = ProcessInfo.processInfo.environment["PDFTRAPPER_PDF_CORPUS"], !override.isEmpty {
-            return URL(fileURLWithPath: override)
-        }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/pdf-corpus")
-    }
-
-    static func corpusFiles() -> [String] {
-        let directory = corpusDirectory.path
-        guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
-        return walker.compactMap { $0 as? String }.filter { $0.lowercased().hasSuffix(".pdf") }.sorted()
-            .map { "\(directory)/\($0)" }
-    }
+    /// The shared corpus (`../shared/pdf-corpus` beside the package, or `PDFTRAPPER_PDF_CORPUS`), as
+    /// TestSupport finds it; empty when it is missing, which `corpusIsThere` reports.
+    static func corpusFiles() -> [String] { (try? PDFCorpus.files()) ?? [] }
 
     /// Appends `pages` at `position` as one revision and checks the result with every reader.
     func appendAndVerify(
@@ -92,7 +79,7 @@ struct PDFIntegrationTests {
 
     @Test func corpusIsThere() {
         #expect(!Self.corpusFiles().isEmpty,
-            "no PDFs found in \(Self.corpusDirectory.path) (set PDFTRAPPER_PDF_CORPUS to the corpus folder)")
+            "no PDFs found in \(PDFCorpus.directory) (set PDFTRAPPER_PDF_CORPUS to the corpus folder)")
     }
 
     @Test(arguments: corpusFiles())
