@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "WatchingTests", dependencies: ["Watching"]),
         .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "PDFAccess", "TestSupport"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "TrapperCore"]),
         // Runs the real binary, as a user would.
         .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "TestSupport"]),

@@ -19,16 +19,19 @@ public struct JournalRecord: Codable, Sendable, Equatable {
     public var newLength: Int?
     public var temporary: String?
     public var tailFile: String?
+    /// For an undo: the SHA-256s (hex) of the inputs whose pages it takes out.
+    public var inputs: [String]?
     public var started: Date
 
     public init(kind: Kind, target: String, oldLength: Int, newLength: Int? = nil, temporary: String? = nil,
-                tailFile: String? = nil, started: Date = Date()) {
+                tailFile: String? = nil, inputs: [String]? = nil, started: Date = Date()) {
         self.kind = kind
         self.target = target
         self.oldLength = oldLength
         self.newLength = newLength
         self.temporary = temporary
         self.tailFile = tailFile
+        self.inputs = inputs
         self.started = started
     }
 }

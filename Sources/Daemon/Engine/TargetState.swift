@@ -23,6 +23,17 @@ public struct TargetState: Codable, Sendable, Equatable {
     public var lastWrite: Span?
     /// Newest undo last: redo takes from the end.
     public var redo: [Undone] = []
+    /// SHA-256 (hex) of every input whose pages are in the target now: the duplicate check.
+    /// Kept with the last write, so a crash can never leave them out of step.
+    public var inputs: Set<String>? = []
+
+    mutating func add(_ record: RevisionRecord) {
+        inputs = (inputs ?? []).union(record.inputs.map { SHA256.hex($0.sha256) })
+    }
+
+    mutating func remove(_ record: RevisionRecord) {
+        inputs = (inputs ?? []).subtracting(record.inputs.map { SHA256.hex($0.sha256) })
+    }
 
     public init(target: String) { self.target = target }
 

@@ -21,6 +21,11 @@ extension TargetStore {
     /// gets the target's tail reader; for a new one nil, and must set `writer.root`. It returns the
     /// record kept in the trailer (its `base` is filled in here). Anything `build` throws leaves the
     /// target as it was.
+    /// SHA-256s (hex) of the inputs whose pages are in the target, as far as PDFTrapper knows.
+    public func ingestedInputs(of target: String) -> Set<String> {
+        TargetState.load(statePath(StateDirectory.key(for: target)), target: target).inputs ?? []
+    }
+
     public func commit(target: String, build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
         throws -> Committed
     {
@@ -62,7 +67,7 @@ extension TargetStore {
             try handle.synchronize()
             CrashPoint.afterSync.hit()
             let end = base + writer.bytesWritten
-            try remember(key, target, TargetState.Span.read(target, base: base, end: end))
+            try remember(key, target, TargetState.Span.read(target, base: base, end: end), record)
             CrashPoint.afterState.hit()
             try clearJournal(key)
             return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: repairNote)
@@ -101,7 +106,7 @@ extension TargetStore {
             }
             try Durable.remove(temporary)
             CrashPoint.afterRename.hit()
-            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten))
+            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record)
             CrashPoint.afterState.hit()
             try clearJournal(key)
             return Committed(target: target, record: record, base: 0, end: writer.bytesWritten, created: true, repairNote: nil)
@@ -123,11 +128,13 @@ extension TargetStore {
     }
 
     /// After a new revision: it is the last write, and what was undone before can no longer be redone.
-    private func remember(_ key: String, _ target: String, _ span: TargetState.Span) throws {
+    private func remember(_ key: String, _ target: String, _ span: TargetState.Span, _ record: RevisionRecord) throws {
         var targetState = TargetState.load(statePath(key), target: target)
         for undone in targetState.redo { try? FileManager.default.removeItem(atPath: undone.tailFile) }
         targetState.redo = []
         targetState.lastWrite = span
+        if span.base == 0 { targetState.inputs = [] }
+        targetState.add(record)
         try targetState.save(statePath(key))
     }
 }

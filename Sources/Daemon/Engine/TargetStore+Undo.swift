@@ -40,12 +40,13 @@ extension TargetStore {
         let tailFile = "\(state.targets)/\(key).\(targetState.redo.count + 1).tail"
         try saveTail(target, from: record.base, to: length, into: tailFile)
         try writeJournal(JournalRecord(kind: .undo, target: target, oldLength: length, newLength: record.base,
-                                       tailFile: tailFile), key)
+                                       tailFile: tailFile, inputs: record.inputs.map { SHA256.hex($0.sha256) }), key)
         try Durable.truncate(target, to: record.base)
         let span = try TargetState.Span(base: record.base, end: length,
                                         sha256: TargetState.Span.read(tailFile, base: 0, end: length - record.base).sha256)
         targetState.redo.append(TargetState.Undone(span: span, tailFile: tailFile))
         targetState.lastWrite = try previousSpan(target, end: record.base)
+        targetState.remove(record)
         try targetState.save(statePath(key))
         try clearJournal(key)
         return record
@@ -72,15 +73,17 @@ extension TargetStore {
                 try Durable.truncate(target, to: length)
                 throw EngineError.refused(target: target, reason: "the saved revision \(undone.tailFile) is damaged; not redone")
             }
+            let reader = try PDFTailReader(path: target, decoder: decoder)
+            guard let record = RevisionRecord(trailer: reader.tail.trailer) else {
+                try Durable.truncate(target, to: length)
+                throw EngineError.refused(target: target, reason: "redone bytes carry no PDFTrapper record")
+            }
             targetState.redo.removeLast()
             targetState.lastWrite = span
+            targetState.add(record)
             try targetState.save(statePath(key))
             try FileManager.default.removeItem(atPath: undone.tailFile)
             try clearJournal(key)
-            let reader = try PDFTailReader(path: target, decoder: decoder)
-            guard let record = RevisionRecord(trailer: reader.tail.trailer) else {
-                throw EngineError.refused(target: target, reason: "redone bytes carry no PDFTrapper record")
-            }
             return record
         } catch let error as EngineError {
             throw error

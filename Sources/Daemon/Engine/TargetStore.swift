@@ -87,6 +87,7 @@ public final class TargetStore {
                         span: try TargetState.Span.read(tailFile, base: 0, end: record.oldLength - newLength).rebased(to: newLength),
                         tailFile: tailFile))
                     targetState.lastWrite = try previousSpan(target, end: newLength)
+                    targetState.inputs = (targetState.inputs ?? []).subtracting(record.inputs ?? [])
                     try targetState.save(statePath(key))
                     log.append("\(target): finished an interrupted undo")
                 }

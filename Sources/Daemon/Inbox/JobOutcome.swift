@@ -1,0 +1,54 @@
+import Foundation
+
+/// What became of one input: for the log, `pdftrapper status`, and the tests.
+public struct JobOutcome: Sendable, Equatable, Codable {
+    public enum Result: String, Sendable, Codable {
+        /// Its pages are in the target.
+        case ingested
+        /// Its content was already in the target (same SHA-256); not added again.
+        case duplicate
+        /// Moved to quarantine with a note.
+        case quarantined
+        /// No rule takes it; it stays in the inbox.
+        case noRule
+        /// Another daemon took it first.
+        case takenElsewhere
+        /// A temporary problem (I/O, a full disk); it waits among the claimed inputs and is tried again.
+        case retryLater
+    }
+
+    public var input: String
+    public var result: Result
+    public var rule: String?
+    public var target: String?
+    public var pages: Int?
+    /// The revision's end offset in the target (its identity for undo).
+    public var revision: Int?
+    public var reason: String?
+    public var date: Date
+
+    public init(input: String, result: Result, rule: String? = nil, target: String? = nil, pages: Int? = nil,
+                revision: Int? = nil, reason: String? = nil, date: Date = Date()) {
+        self.input = input
+        self.result = result
+        self.rule = rule
+        self.target = target
+        self.pages = pages
+        self.revision = revision
+        self.reason = reason
+        self.date = date
+    }
+
+    /// One line for the log.
+    public var summary: String {
+        switch result {
+        case .ingested:
+            "\(input): \(pages ?? 0) page\(pages == 1 ? "" : "s") into \(target ?? "?") (rule \(rule ?? "?"))"
+        case .duplicate: "\(input): already in \(target ?? "?"); not added again"
+        case .quarantined: "\(input): quarantined: \(reason ?? "")"
+        case .noRule: "\(input): no rule matches; left in the inbox"
+        case .takenElsewhere: "\(input): taken by another daemon"
+        case .retryLater: "\(input): will retry: \(reason ?? "")"
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import Daemon
+import Foundation
+import PDFAccess
+import TestSupport
+import Testing
+import TrapperCore
+
+/// One input at a time through the inbox job, on real folders and files: where it ends up, and
+/// that it is always in exactly one place.
+@Suite struct InboxJobTests {
+    /// A scratch inbox, library, archive and quarantine, with `rules` in the config.
+    final class Setup {
+        let scratch: Scratch
+        let config: Config
+        let store: TargetStore
+        var job: InboxJob
+
+        init(rules: String, duplicates: String = "skip") throws {
+            scratch = try Scratch()
+            let text = """
+                [daemon]
+                state_dir = "state"
+                [library]
+                root = "library"
+                [inbox]
+                path = "inbox"
+                duplicates = "\(duplicates)"
+
+                """ + rules
+            try scratch.write("config.toml", text)
+            config = try ConfigParser.parse(Array(text.utf8), file: scratch.path + "/config.toml", environment: [:])
+            store = try TargetStore(state: StateDirectory(path: config.daemon.stateDir), decoder: FlateStreamDecoder()) {
+                _ in "no repair in these tests"
+            }
+            job = InboxJob(config: config, store: store, instance: "test")
+        }
+
+        /// Drops an image; `width` makes its content (and digest) differ from other drops.
+        func drop(_ relativePath: String, image: Bool = true, width: Int = 300) throws -> String {
+            let path = config.inbox.path + "/" + relativePath
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            if image { try TestImages.make(path, width: width) }
+            return path
+        }
+
+        func take(_ relativePath: String, now: Date = Date()) -> JobOutcome? {
+            job.take(config.inbox.path + "/" + relativePath, relativePath: relativePath, isRegularFile: true, now: now)
+        }
+
+        func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+    }
+
+    static let simple = """
+        [[rule]]
+        name = "receipts"
+        target = "Receipts.pdf"
+        archive_as = "{name}"
+        match = { folder = "receipts" }
+        [[rule]]
+        name = "gone"
+        target = "Gone.pdf"
+        original = "delete"
+        match = { folder = "gone" }
+        [[rule]]
+        name = "kept"
+        target = "Kept.pdf"
+        original = "keep"
+        match = { folder = "kept" }
+
+        """
+
+    @Test func ingestsThenArchivesDeletesOrKeeps() throws {
+        let setup = try Setup(rules: Self.simple)
+        _ = try setup.drop("receipts/a.jpg")
+        _ = try setup.drop("gone/b.jpg")
+        _ = try setup.drop("kept/c.jpg")
+        let library = setup.config.library.root
+
+        let archived = setup.take("receipts/a.jpg")
+        #expect(archived?.result == .ingested && archived?.target == library + "/Receipts.pdf")
+        #expect(setup.exists(setup.config.inbox.archive + "/a.jpg"))
+        #expect(!setup.exists(setup.config.inbox.path + "/receipts/a.jpg"))
+
+        #expect(setup.take("gone/b.jpg")?.result == .ingested)
+        #expect(!setup.exists(setup.config.inbox.path + "/gone/b.jpg"))
+
+        #expect(setup.take("kept/c.jpg")?.result == .ingested)
+        #expect(setup.exists(setup.config.inbox.path + "/kept/c.jpg"), "kept where it was")
+        #expect(setup.take("kept/c.jpg") == nil, "a kept original is not a new job when seen again")
+
+        for name in ["Receipts", "Gone", "Kept"] { try PDFReaders.requireAllAgree(library + "/\(name).pdf", pages: 1) }
+        let claims = try FileManager.default.subpathsOfDirectory(atPath: setup.job.claims).filter { !$0.hasSuffix("/") }
+        #expect(claims.allSatisfy { !$0.contains(".") }, "nothing left among the claims: \(claims)")
+    }
+
+    @Test func noRuleLeavesTheFileAndSaysSoOnce() throws {
+        let setup = try Setup(rules: Self.simple)
+        _ = try setup.drop("elsewhere/x.jpg")
+        #expect(setup.take("elsewhere/x.jpg")?.result == .noRule)
+        #expect(setup.take("elsewhere/x.jpg") == nil)
+        #expect(setup.exists(setup.config.inbox.path + "/elsewhere/x.jpg"))
+    }
+
+    @Test func badInputGoesToQuarantineWithItsReason() throws {
+        let setup = try Setup(rules: Self.simple)
+        let path = try setup.drop("receipts/notes.jpg", image: false)
+        try Data("not a picture at all".utf8).write(to: URL(fileURLWithPath: path))
+        let outcome = setup.take("receipts/notes.jpg")
+        #expect(outcome?.result == .quarantined)
+        let quarantined = setup.config.inbox.quarantine + "/receipts/notes.jpg"
+        #expect(setup.exists(quarantined))
+        let why = try String(contentsOfFile: quarantined + ".why.txt", encoding: .utf8)
+        #expect(why.hasPrefix("reason: notes.jpg: not a JPEG, PNG, TIFF, PNM or PDF by its content"))
+        #expect(why.contains("rule: receipts"))
+        #expect(!setup.exists(setup.config.library.root + "/Receipts.pdf"), "no target is made for a bad input")
+    }
+
+    @Test func linksAndFIFOsAreQuarantinedNeverFollowed() throws {
+        let setup = try Setup(rules: Self.simple)
+        let outside = setup.scratch.path + "/secret.jpg"
+        try TestImages.make(outside)
+        let before = try Data(contentsOf: URL(fileURLWithPath: outside))
+        _ = try setup.drop("receipts/placeholder.jpg", image: false)
+        try FileManager.default.createSymbolicLink(atPath: setup.config.inbox.path + "/receipts/link.jpg", withDestinationPath: outside)
+        mkfifo(setup.config.inbox.path + "/receipts/pipe.jpg", 0o600)
+
+        let link = setup.job.take(setup.config.inbox.path + "/receipts/link.jpg", relativePath: "receipts/link.jpg",
+                                  isRegularFile: false)
+        #expect(link?.result == .quarantined)
+        #expect(link?.reason?.contains("symbolic link") == true)
+        let fifo = setup.job.take(setup.config.inbox.path + "/receipts/pipe.jpg", relativePath: "receipts/pipe.jpg",
+                                  isRegularFile: false)
+        #expect(fifo?.reason?.contains("FIFO") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == before)
+        #expect(!setup.exists(setup.config.library.root + "/Receipts.pdf"))
+    }
+
+    @Test func duplicatesAreSkippedOrIngestedPerConfig() throws {
+        for policy in ["skip", "ingest"] {
+            let setup = try Setup(rules: Self.simple, duplicates: policy)
+            let first = try setup.drop("receipts/a.jpg")
+            let copy = Data(try Data(contentsOf: URL(fileURLWithPath: first)))
+            #expect(setup.take("receipts/a.jpg")?.result == .ingested)
+            try copy.write(to: URL(fileURLWithPath: setup.config.inbox.path + "/receipts/again.jpg"))
+            let second = setup.take("receipts/again.jpg")
+            #expect(second?.result == (policy == "skip" ? .duplicate : .ingested))
+            try PDFReaders.requireAllAgree(setup.config.library.root + "/Receipts.pdf", pages: policy == "skip" ? 1 : 2)
+            #expect(setup.exists(setup.config.inbox.archive + "/again.jpg"), "a skipped duplicate is still archived")
+        }
+    }
+
+    @Test func batchesCollectInputsWithinTheWindow() throws {
+        let setup = try Setup(rules: """
+            [[rule]]
+            name = "batch"
+            target = "Batch-{seq}.pdf"
+            mode = "batch"
+            batch_window = "1m"
+
+            """)
+        let start = Date()
+        for (index, (name, offset)) in [("a.jpg", 0.0), ("b.jpg", 30), ("c.jpg", 80), ("d.jpg", 200)].enumerated() {
+            _ = try setup.drop(name, width: 100 + index)
+            #expect(setup.take(name, now: start.addingTimeInterval(offset))?.result == .ingested)
+        }
+        let library = setup.config.library.root
+        try PDFReaders.requireAllAgree(library + "/Batch-1.pdf", pages: 3)
+        try PDFReaders.requireAllAgree(library + "/Batch-2.pdf", pages: 1)
+    }
+
+    @Test func aTargetThroughASymlinkOutsideTheLibraryIsRefused() throws {
+        let setup = try Setup(rules: """
+            [[rule]]
+            name = "escape"
+            target = "Out/escaped.pdf"
+
+            """)
+        let outside = setup.scratch.path + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: setup.config.library.root, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: setup.config.library.root + "/Out", withDestinationPath: outside)
+        _ = try setup.drop("a.jpg")
+        let outcome = setup.take("a.jpg")
+        #expect(outcome?.result == .quarantined)
+        #expect(outcome?.reason?.contains("outside the library") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
+    }
+
+    @Test func claimsLeftByACrashAreFinishedExactlyOnce() throws {
+        let setup = try Setup(rules: Self.simple)
+        // One input was ingested just before the crash, the other not yet.
+        _ = try setup.drop("receipts/done.jpg")
+        let done = try Data(contentsOf: URL(fileURLWithPath: setup.config.inbox.path + "/receipts/done.jpg"))
+        #expect(setup.take("receipts/done.jpg")?.result == .ingested)
+        let claimed = setup.job.claims + "/receipts"
+        try FileManager.default.createDirectory(atPath: claimed, withIntermediateDirectories: true)
+        try done.write(to: URL(fileURLWithPath: claimed + "/done-again.jpg"))
+        try TestImages.make(claimed + "/pending.jpg", mode: "L")
+
+        var restarted = InboxJob(config: setup.config, store: setup.store, instance: "test")
+        let outcomes = restarted.recoverClaims().sorted { $0.input < $1.input }
+        #expect(outcomes.map(\.result) == [.duplicate, .ingested])
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/Receipts.pdf", pages: 2)
+        #expect(setup.exists(setup.config.inbox.archive + "/done-again.jpg"))
+        #expect(setup.exists(setup.config.inbox.archive + "/pending.jpg"))
+    }
+}
