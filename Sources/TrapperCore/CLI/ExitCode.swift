@@ -3,6 +3,8 @@
 public enum ExitCode: Int32, Error, Sendable {
     case ok = 0
     case failure = 1
+    /// `status`: the daemon is not running (as LSB init scripts and systemctl say it).
+    case notRunning = 3
     case usage = 64
     case dataError = 65
     case noInput = 66
