@@ -2,30 +2,55 @@ import Foundation
 import Testing
 import Watching
 
-/// libinotifytools has one instance per process, so these run one at a time.
-@Suite(.serialized) struct InotifySessionTests {
-    /// A real folder, a real write: libinotifytools reports the close-after-write with the file's path.
-    @Test func seesAFileClosedAfterWriting() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+extension OneInotifyAtATime {
+    @Suite struct InotifySessionTests {
+        /// A real folder, a real write: libinotifytools reports the close-after-write with the file's path.
+        @Test func seesAFileClosedAfterWriting() throws {
+            let dir = try TestFolder()
+            let session = try InotifySession()
+            try session.watchRecursively(dir.path)
+            try dir.write("scan.jpg")
 
-        let session = try InotifySession()
-        try session.watchRecursively(dir.path)
-        try Data("page".utf8).write(to: dir.appendingPathComponent("scan.jpg"))
-
-        var seen: [FolderEvent] = []
-        while let event = session.nextEvent(timeoutSeconds: 2) {
-            seen.append(event)
-            if event.isCloseWrite { break }
+            var seen: [FolderEvent] = []
+            while let event = session.nextEvent(timeoutSeconds: 2) {
+                seen.append(event)
+                if event.isCloseWrite { break }
+            }
+            let closed = seen.first { $0.isCloseWrite }
+            try #require(closed != nil, "events seen: \(seen)")
+            #expect(closed?.path == dir.at("scan.jpg"))
+            #expect(closed?.name == "scan.jpg")
         }
-        let closed = seen.first { $0.isCloseWrite }
-        try #require(closed != nil, "events seen: \(seen)")
-        #expect(closed?.path == dir.appendingPathComponent("scan.jpg").path)
-    }
 
-    @Test func refusesAFolderThatDoesNotExist() throws {
-        let session = try InotifySession()
-        #expect(throws: WatchError.self) { try session.watchRecursively("/nonexistent/\(UUID().uuidString)") }
+        @Test func refusesAFolderThatDoesNotExist() throws {
+            let session = try InotifySession()
+            #expect(throws: WatchError.self) { try session.watchRecursively("/nonexistent/\(UUID().uuidString)") }
+        }
+
+        /// libinotifytools' own next_event(0) blocks forever; ours must not, and waits are sub-second.
+        @Test func readsWithoutBlockingAndWaitsLessThanASecond() throws {
+            let dir = try TestFolder()
+            let session = try InotifySession()
+            #expect(session.fileDescriptor != nil)
+            _ = try session.watchFolder(dir.path)
+            let start = Date()
+            #expect(session.nextEvent(timeoutSeconds: 0) == nil)
+            #expect(session.pendingEvents().isEmpty)
+            #expect(session.waitForEvents(seconds: 0.1) == false)
+            #expect(Date().timeIntervalSince(start) < 0.6)
+
+            try dir.write("a.pdf")
+            #expect(session.waitForEvents(seconds: 2))
+            #expect(session.pendingEvents().contains { $0.isCloseWrite && $0.name == "a.pdf" })
+        }
+
+        @Test func onlyOneSessionPerProcess() throws {
+            do {
+                let first = try InotifySession()
+                #expect(throws: WatchError.self) { _ = try InotifySession() }
+                withExtendedLifetime(first) {}
+            }
+            _ = try InotifySession()   // free again once the first is gone
+        }
     }
 }
