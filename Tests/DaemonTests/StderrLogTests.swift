@@ -6,7 +6,7 @@ import TrapperCore
 @Suite struct StderrLogTests {
     /// Collects the lines a StderrLog would write.
     final class Lines: @unchecked Sendable {
-        private let lock = Mutex()
+        private let lock = TestLock()
         private var stored: [String] = []
         var all: [String] { lock.locked { stored } }
         func append(_ line: String) { lock.locked { stored.append(line) } }
@@ -44,7 +44,7 @@ import TrapperCore
 }
 
 /// A tiny lock for test collectors (Synchronization's Mutex needs newer platforms on macOS).
-final class Mutex: @unchecked Sendable {
+final class TestLock: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     init() { pthread_mutex_init(&mutex, nil) }
     deinit { pthread_mutex_destroy(&mutex) }
