@@ -37,6 +37,8 @@ public final class FolderWatcher {
 
     /// Entries pending (seen, not yet settled) right now.
     public var pendingCount: Int { state.pending.count }
+    /// Handed over and still in place (forgotten as soon as they go): the rest of what memory holds.
+    public var handedOverInPlaceCount: Int { state.handedOver.count }
 
     // MARK: Start
 

@@ -79,6 +79,10 @@ extension OneInotifyAtATime {
             #expect(watcher.collect(1, within: 5).map(\.relativePath) == ["left.pdf"])
             #expect(watcher.next(timeout: 35).isEmpty)
             #expect(watcher.statistics.rescans >= 3)
+            // Opened for writing and closed without a write: IN_CLOSE_WRITE, but the same version.
+            try FileHandle(forWritingTo: URL(fileURLWithPath: dir.at("left.pdf"))).close()
+            #expect(watcher.next(timeout: 5).isEmpty)
+            #expect(watcher.statistics.events >= 1)
             try dir.append("left.pdf", " more")
             #expect(watcher.collect(1, within: 5).map(\.relativePath) == ["left.pdf"])
             try dir.age("left.pdf", by: 100)
