@@ -250,7 +250,7 @@ public final class FolderWatcher {
 
     private func watch(_ folder: String, root: Int) throws(WatchError) {
         guard state.folders[folder] == nil else { return }
-        let watch = try system.watchFolder(folder)
+        let watch = try system.watchFolder(folder, followingLink: folder == roots[root].folder.root)
         state.watching(folder, watch: watch, root: root)
     }
 

@@ -98,12 +98,16 @@ public final class InotifySession {
         }
     }
 
-    /// Watches one folder (not the ones below it) and returns its watch descriptor.
-    public func watchFolder(_ folder: String, events: UInt32 = folderEvents) throws(WatchError) -> Int32 {
-        guard inotifytools_watch_file(folder, Int32(bitPattern: events)) != 0 else {
+    /// Watches one folder (not the ones below it) and returns its watch descriptor. A symlink is not
+    /// followed (the watch fails) unless `followingLink`, which is for roots given through a link.
+    public func watchFolder(_ folder: String, followingLink: Bool = false, events: UInt32 = folderEvents) throws(WatchError) -> Int32 {
+        let mask = followingLink ? events & ~UInt32(IN_DONT_FOLLOW) : events
+        guard inotifytools_watch_file(folder, Int32(bitPattern: mask)) != 0 else {
             throw .watch(path: folder, errno: Int32(inotifytools_error()))
         }
-        return Int32(inotifytools_wd_from_filename(folder.hasSuffix("/") ? folder : folder + "/"))
+        // libinotifytools records a folder as "path/", but a symlink to one (lstat) as "path".
+        let recorded = inotifytools_wd_from_filename(folder.hasSuffix("/") ? folder : folder + "/")
+        return Int32(recorded >= 0 ? recorded : inotifytools_wd_from_filename(folder))
     }
 
     /// Stops a watch the kernel still holds. (For one the kernel already dropped, IN_IGNORED, do not

@@ -66,9 +66,9 @@ public final class RealWatchSystem: WatchSystem {
         if session == nil { session = try InotifySession() }
     }
 
-    public func watchFolder(_ path: String) throws(WatchError) -> Int32 {
+    public func watchFolder(_ path: String, followingLink: Bool) throws(WatchError) -> Int32 {
         guard let session else { throw .initialize(errno: EBADF) }
-        return try session.watchFolder(path)
+        return try session.watchFolder(path, followingLink: followingLink)
     }
 
     public func removeWatch(_ watch: Int32) { session?.removeWatch(watch) }

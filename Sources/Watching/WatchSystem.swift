@@ -14,8 +14,9 @@ public protocol WatchSystem {
 
     /// Opens the (one per process) inotify session.
     func startEvents() throws(WatchError)
-    /// Watches one folder, not the ones below it; returns its watch descriptor.
-    func watchFolder(_ path: String) throws(WatchError) -> Int32
+    /// Watches one folder, not the ones below it; returns its watch descriptor. Symlinks are followed
+    /// only when asked (roots).
+    func watchFolder(_ path: String, followingLink: Bool) throws(WatchError) -> Int32
     func removeWatch(_ watch: Int32)
     /// Events already queued, without waiting.
     func readEvents() -> [FolderEvent]

@@ -107,7 +107,7 @@ extension OneInotifyAtATime {
             #expect(watcher.pendingCount == 0)
         }
 
-        /// Symlinks (never followed), FIFOs and sockets come out with their kind, and are never opened:
+        /// Symlinks (never followed, not even to a folder), FIFOs and sockets come out with their kind, and are never opened:
         /// opening the FIFO (or the symlink, which points at another FIFO) for reading would block the
         /// test forever, and a non-blocking writer still finds no reader afterwards.
         @Test(.timeLimit(.minutes(1)))
@@ -120,14 +120,17 @@ extension OneInotifyAtATime {
             #expect(symlink(outside.at("target.fifo"), dir.at("link.pdf")) == 0)
             #expect(symlink("/nonexistent/dangling", dir.at("dangling.pdf")) == 0)
             #expect(mkfifo(dir.at("pipe.pdf"), 0o600) == 0)
+            try outside.mkdir("folder")
+            try outside.write("folder/behind-the-link.pdf")
+            #expect(symlink(outside.at("folder"), dir.at("folder.lnk")) == 0)
             let socketDescriptor = try bindSocket(at: dir.at("socket.pdf"))
             defer { close(socketDescriptor) }
 
-            let ready = watcher.collect(5, within: 5)
+            let ready = watcher.collect(6, within: 5)
             let kinds = Dictionary(uniqueKeysWithValues: ready.map { ($0.relativePath, $0.kind) })
             #expect(kinds == ["before.lnk": .symlink, "link.pdf": .symlink, "dangling.pdf": .symlink, "pipe.pdf": .fifo,
-                              "socket.pdf": .socket])
-            #expect(ready.count == 5)
+                              "socket.pdf": .socket, "folder.lnk": .symlink])
+            #expect(ready.count == 6)
             for fifo in [dir.at("pipe.pdf"), outside.at("target.fifo")] {
                 let writer = open(fifo, O_WRONLY | O_NONBLOCK)
                 #expect(writer == -1 && errno == ENXIO, "someone has \(fifo) open for reading")

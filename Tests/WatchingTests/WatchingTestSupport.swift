@@ -19,14 +19,21 @@ final class ScriptedClockSystem: WatchSystem {
     var dropEvent: (FolderEvent) -> Bool = { _ in false }
     var injected: [FolderEvent] = []
     private(set) var startedEvents = false
+    var failStartEvents: WatchError?
 
     func monotonicSeconds() -> Double { clock }
     func wallClockSeconds() -> Double { wallAtStart + clock }
     func status(of path: String, followingLink: Bool) -> EntryStatus? { real.status(of: path, followingLink: followingLink) }
     func names(in folder: String) -> [String]? { real.names(in: folder) }
     func fileSystemType(of path: String) -> UInt32? { fileSystemTypeOverride ?? real.fileSystemType(of: path) }
-    func startEvents() throws(WatchError) { try real.startEvents(); startedEvents = true }
-    func watchFolder(_ path: String) throws(WatchError) -> Int32 { try real.watchFolder(path) }
+    func startEvents() throws(WatchError) {
+        if let failStartEvents { throw failStartEvents }
+        try real.startEvents()
+        startedEvents = true
+    }
+    func watchFolder(_ path: String, followingLink: Bool) throws(WatchError) -> Int32 {
+        try real.watchFolder(path, followingLink: followingLink)
+    }
     func removeWatch(_ watch: Int32) { real.removeWatch(watch) }
     func readEvents() -> [FolderEvent] {
         defer { injected = [] }
