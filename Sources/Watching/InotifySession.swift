@@ -105,6 +105,14 @@ public final class InotifySession {
         guard inotifytools_watch_file(folder, Int32(bitPattern: mask)) != 0 else {
             throw .watch(path: folder, errno: Int32(inotifytools_error()))
         }
+        // Ask the kernel which watch that is: adding the same watch again is idempotent and returns it.
+        // libinotifytools' own name lookup can answer with a dead watch: after IN_IGNORED (folder
+        // deleted) it keeps the old record under the same name, and a folder made again at that path
+        // would be looked up as the old one.
+        if let fd = fileDescriptor {
+            let watch = inotify_add_watch(fd, folder, mask)
+            if watch >= 0 { return watch }
+        }
         // libinotifytools records a folder as "path/", but a symlink to one (lstat) as "path".
         let recorded = inotifytools_wd_from_filename(folder.hasSuffix("/") ? folder : folder + "/")
         return Int32(recorded >= 0 ? recorded : inotifytools_wd_from_filename(folder))

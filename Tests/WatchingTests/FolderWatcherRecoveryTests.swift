@@ -90,6 +90,20 @@ extension OneInotifyAtATime {
             #expect(watcher.next(timeout: 25).isEmpty)
         }
 
+        /// The inbox folder removed and made again (a remount, a careless `rm -r`): the next rescan
+        /// watches it again.
+        @Test func rootRemovedAndMadeAgainIsWatchedAfterTheNextRescan() throws {
+            let dir = try TestFolder()
+            let watcher = FolderWatcher([folder(dir.path, settle: 1, rescan: 10)], system: ScriptedClockSystem())
+            _ = try watcher.start()
+            try FileManager.default.removeItem(atPath: dir.path)
+            #expect(watcher.next(timeout: 12).isEmpty)    // the rescan at 10 finds no root, and says nothing is wrong
+            try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: false)
+            #expect(watcher.next(timeout: 9).isEmpty)     // the rescan at 20 watches it again
+            try dir.write("after.pdf")
+            #expect(watcher.collect(1, within: 5).map(\.relativePath) == ["after.pdf"])
+        }
+
         /// Scripted: events for two files are lost, then the kernel reports an overflow; the rescan it
         /// triggers hands both over, and nothing twice.
         @Test func overflowEventTriggersARescan() throws {
