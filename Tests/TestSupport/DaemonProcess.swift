@@ -2,11 +2,14 @@ import Foundation
 import Glibc
 
 /// A datagram socket standing in for systemd's notify socket: the daemon under test sends its
-/// READY=1, STATUS=..., STOPPING=1 here (through `NOTIFY_SOCKET`).
-public final class NotifyListener {
+/// READY=1, STATUS=..., STOPPING=1 here (through `NOTIFY_SOCKET`). Like systemd, it reads all the
+/// time (a full socket would block the sender), on a thread of its own.
+public final class NotifyListener: @unchecked Sendable {
     public let path: String
     private let fd: Int32
-    public private(set) var messages: [String] = []
+    private let lock = NSLock()
+    private var received: [String] = []
+    private var open = true
 
     public init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8)).sock").path
@@ -20,32 +23,35 @@ public final class NotifyListener {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard fd >= 0, bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        Thread.detachNewThread { [self] in readUntilClosed() }
     }
 
     deinit {
-        close(fd)
+        lock.withLock { open = false }
+        shutdown(fd, Int32(SHUT_RDWR))
         unlink(path)
     }
 
-    /// Reads what has arrived; then waits up to `timeout` for a message containing `text`.
+    public var messages: [String] { lock.withLock { received } }
+
+    /// Waits up to `timeout` for a message containing `text`.
     @discardableResult
     public func wait(for text: String, timeout: Double = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            drain()
-            if messages.contains(where: { $0.contains(text) }) { return true }
-            if Date() > deadline { return false }
-            usleep(20_000)
-        }
+        eventually(timeout: timeout) { messages.contains { $0.contains(text) } }
     }
 
-    public func drain() {
+    private func readUntilClosed() {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
+        var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while lock.withLock({ open }) {
+            guard poll(&waiting, 1, 100) > 0 else { continue }
             let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            guard count > 0 else { return }
-            messages.append(String(decoding: buffer.prefix(count), as: UTF8.self))
+            if count > 0 {
+                let message = String(decoding: buffer.prefix(count), as: UTF8.self)
+                lock.withLock { received.append(message) }
+            }
         }
+        close(fd)
     }
 }
 

@@ -1,0 +1,218 @@
+import Foundation
+import PDFAccess
+import TrapperCore
+import Watching
+
+/// `pdftrapper run`: the long-running daemon. It reads like a table of contents: start (config,
+/// recovery, watches), then take what the watcher hands over, one job at a time, until asked to
+/// stop; reload the config on SIGHUP; tell systemd what it is doing throughout.
+public final class InboxDaemon {
+    let configPath: String
+    let environment: [String: String]
+    let notifier = ServiceNotifier()
+    var signals: Signals
+    var log: any EventLog
+    var config: Config
+    var store: TargetStore
+    var job: InboxJob
+    var watcher: FolderWatcher?
+    var status: DaemonStatus
+    var lastWatchdog = Date.distantPast
+    var lastClaimRetry = Date()
+    var lastStatusNotice = Date.distantPast
+
+    /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
+    public static func run(configPath: String, environment: [String: String]) -> ExitCode {
+        let signals = Signals()
+        let daemon: InboxDaemon
+        do {
+            daemon = try InboxDaemon(configPath: configPath, environment: environment, signals: signals)
+        } catch {
+            return error
+        }
+        return daemon.loop()
+    }
+
+    init(configPath: String, environment: [String: String], signals: Signals) throws(ExitCode) {
+        self.configPath = configPath
+        self.environment = environment
+        self.signals = signals
+        let startLog = EventLogs.automatic(environment: environment, minimum: .info)
+        do {
+            config = try ConfigLoader.load(file: configPath, environment: environment)
+        } catch {
+            startLog.log(.error, "pdftrapper: \(error)")
+            throw error.isUnreadable ? .noInput : .config
+        }
+        log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
+        do {
+            try Self.makeFolders(config)
+            store = try Self.openStore(config)
+            try store.recoverAll()
+        } catch {
+            log.log(.error, "pdftrapper: \(error)")
+            throw .cantCreate
+        }
+        job = InboxJob(config: config, store: store, instance: Self.instance(config))
+        status = DaemonStatus(pid: getpid(), started: Date(), folders: [:])
+        for line in store.log { log.log(.warning, line) }
+        for outcome in job.recoverClaims() { report(outcome) }
+        do { try startWatching() } catch {
+            log.log(.error, "pdftrapper: \(error)")
+            throw .ioError
+        }
+    }
+
+    private func loop() -> ExitCode {
+        status.state = "idle"
+        saveStatus()
+        notifier.notify("READY=1\nSTATUS=\(statusLine)")
+        while true {
+            for request in signals.pending() {
+                switch request {
+                case .stop:
+                    notifier.notify("STOPPING=1")
+                    status.state = "stopped"
+                    saveStatus()
+                    log.log(.info, "pdftrapper: stopping")
+                    return .ok
+                case .reload:
+                    reload()
+                }
+            }
+            let entries = watcher?.next(timeout: 0.5) ?? []
+            status.queue = entries.count
+            for (index, entry) in entries.enumerated() {
+                status.queue = entries.count - index
+                if let outcome = job.take(entry.path, relativePath: entry.relativePath, isRegularFile: entry.kind == .file) {
+                    report(outcome)
+                }
+                // A stop waits for the job in hand, not for the whole batch of entries.
+                if signals.peekStop() { break }
+            }
+            status.queue = 0
+            if !entries.isEmpty {
+                saveStatus()
+                notifier.notify("STATUS=\(statusLine)")
+            }
+            retryClaimsNowAndThen()
+            pingWatchdog()
+        }
+    }
+
+    /// SIGHUP: a new config replaces the old only when it is valid; otherwise every problem is logged
+    /// and the daemon carries on as it was.
+    private func reload() {
+        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+        do {
+            let fresh = try ConfigLoader.load(file: configPath, environment: environment)
+            try Self.makeFolders(fresh)
+            let watchesChanged = fresh.inbox.path != config.inbox.path || fresh.inbox.watch != config.inbox.watch
+            config = fresh
+            log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
+            store = try Self.openStore(config)
+            job = InboxJob(config: config, store: store, instance: Self.instance(config))
+            if watchesChanged {
+                watcher = nil
+                try startWatching()
+            }
+            log.log(.notice, "pdftrapper: reloaded \(configPath): \(config.rules.count) rules")
+        } catch let error as ConfigLoader.Failure {
+            log.log(.error, "pdftrapper: reload refused, keeping the running config:")
+            error.description.split(separator: "\n").forEach { log.log(.error, String($0)) }
+        } catch {
+            log.log(.error, "pdftrapper: reload failed, keeping the running config: \(error)")
+        }
+        notifier.notify("READY=1\nSTATUS=\(statusLine)")
+    }
+
+    private func startWatching() throws {
+        let watcher = FolderWatcher([WatchedFolder(inbox: config.inbox)])
+        let log = self.log
+        watcher.log = { log.log(.notice, "pdftrapper: \($0)") }
+        for line in try watcher.start() { log.log(.info, "pdftrapper: \(line)") }
+        status.folders = watcher.modes
+        self.watcher = watcher
+    }
+
+    private func report(_ outcome: JobOutcome) {
+        var fields = [EventField.input: outcome.input]
+        if let target = outcome.target { fields[EventField.target] = target }
+        if let rule = outcome.rule { fields[EventField.rule] = rule }
+        if let revision = outcome.revision { fields[EventField.revision] = String(revision) }
+        let level: LogLevel = switch outcome.result {
+        case .ingested, .duplicate: .info
+        case .noRule, .takenElsewhere: .notice
+        case .quarantined, .retryLater: .warning
+        }
+        log.log(level, outcome.summary + (outcome.result == .ingested ? outcome.reason.map { " (\($0))" } ?? "" : ""),
+                fields: fields)
+        status.record(outcome)
+        // systemd wants a status line, not a stream of them: at most one a second.
+        if Date().timeIntervalSince(lastStatusNotice) >= 1 {
+            notifier.notify("STATUS=\(statusLine)")
+            lastStatusNotice = Date()
+        }
+    }
+
+    /// Inputs whose job hit a temporary problem wait among the claims; try them again now and then.
+    private func retryClaimsNowAndThen() {
+        guard Date().timeIntervalSince(lastClaimRetry) >= max(30, config.inbox.rescanSeconds) else { return }
+        lastClaimRetry = Date()
+        for outcome in job.recoverClaims() { report(outcome) }
+    }
+
+    private func pingWatchdog() {
+        guard let interval = notifier.watchdogMicroseconds else { return }
+        if Date().timeIntervalSince(lastWatchdog) * 1_000_000 >= Double(interval) / 2 {
+            notifier.notify("WATCHDOG=1")
+            lastWatchdog = Date()
+        }
+    }
+
+    private var statusLine: String {
+        let last = status.recent.last.map { "; last: \($0.summary)" } ?? ""
+        return "watching \(status.folders.count) folder\(status.folders.count == 1 ? "" : "s"); queue \(status.queue)\(last)"
+            .replacingOccurrences(of: "\n", with: " ")
+    }
+
+    private func saveStatus() {
+        status.updated = Date()
+        try? status.save(stateDir: config.daemon.stateDir)
+    }
+
+    static func openStore(_ config: Config) throws -> TargetStore {
+        try TargetStore(state: StateDirectory(path: config.daemon.stateDir), decoder: FlateStreamDecoder()) { path in
+            let report = try PDFRewriter.repair(path: path)
+            return "\(path): damaged; repaired by a full rewrite (\(report.bytesBefore) -> \(report.bytesAfter) bytes)"
+        }
+    }
+
+    /// The folders the config names, made when missing (a fresh install starts with none).
+    static func makeFolders(_ config: Config) throws {
+        for folder in [config.inbox.path, config.inbox.archive, config.inbox.quarantine, config.library.root,
+                       config.daemon.stateDir] {
+            try Durable.makeFolder(folder)
+        }
+    }
+
+    /// Names this daemon's claims: stable across restarts on one host with one state folder, distinct
+    /// for a second daemon on a shared inbox.
+    static func instance(_ config: Config) -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        return host + "-" + String(StateDirectory.key(for: config.daemon.stateDir).prefix(8))
+    }
+
+    static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+    }
+}
+
+extension ConfigLoader.Failure {
+    var isUnreadable: Bool {
+        if case .unreadable = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,76 @@
+import Daemon
+import Foundation
+import TrapperCore
+
+/// `pdftrapper run`: the daemon, in the foreground (systemd's Type=notify, or a terminal).
+enum RunCommand: Command {
+    static let name = "run"
+    static let summary = "Run the daemon: take every file dropped in the inbox into its PDF, until stopped."
+    static let synopsis = "run [--config FILE]"
+    static let details = """
+    Watches the inbox (inotify, or polling on network file systems) and takes each file once it
+    is complete: the first matching rule names its target PDF, its pages are appended as one
+    revision, and the original is archived, deleted or kept as the rule says. Inputs that cannot
+    be ingested go to the quarantine folder with NAME.why.txt beside them; the daemon goes on.
+
+    Under systemd (Type=notify) it reports READY=1 once its watches are set, STATUS= with the
+    queue and the last job, and WATCHDOG=1 when the unit sets WatchdogSec=. SIGHUP reloads the
+    config (an invalid new config is refused, logged, and the old one kept); SIGTERM stops it
+    after the job in hand, with exit 0. Under journald it logs with the fields PDFTRAPPER_TARGET,
+    PDFTRAPPER_INPUT, PDFTRAPPER_RULE and PDFTRAPPER_REVISION; elsewhere plain lines on stderr.
+
+    Exit codes: 0 stopped, 66 no config, 73 a folder cannot be made, 74 I/O, 78 bad config.
+    """
+    static let arguments = ArgumentSpec(options: ["--config"])
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        guard arguments.positionals.isEmpty else {
+            context.err("pdftrapper run: takes no arguments\nusage: pdftrapper \(synopsis)")
+            return .usage
+        }
+        let file = arguments.options["--config"].map(context.absolute)
+            ?? ConfigLocation.find(environment: context.environment) { FileManager.default.fileExists(atPath: $0) }
+        return InboxDaemon.run(configPath: file, environment: context.environment)
+    }
+}
+
+/// `pdftrapper status`: what the running daemon is doing.
+enum StatusCommand: Command {
+    static let name = "status"
+    static let summary = "Show what the daemon is doing: folders and how they are watched, queue, last jobs."
+    static let synopsis = "status [--config FILE]"
+    static let details = """
+    Reads the status the daemon keeps in its state folder (status.json, rewritten after each
+    job) and says whether the daemon is running, since when, how each folder is watched, the
+    queue, and the last jobs with their results. Exits 0 when the daemon runs, 3 when it does not
+    (as `systemctl status` does).
+    """
+    static let arguments = ArgumentSpec(options: ["--config"])
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        let config: Config
+        switch context.loadConfig(arguments.options["--config"]) {
+        case .failure(let code): return code
+        case .success(let loaded): config = loaded
+        }
+        guard let status = DaemonStatus.load(stateDir: config.daemon.stateDir) else {
+            context.out("pdftrapper: not running (no status in \(config.daemon.stateDir))")
+            return .notRunning
+        }
+        let running = status.state != "stopped" && kill(pid_t(status.pid), 0) == 0
+        let formatter = ISO8601DateFormatter()
+        if running {
+            let up = Int(Date().timeIntervalSince(status.started))
+            context.out("pdftrapper: running (pid \(status.pid), up \(up / 3600)h \(up / 60 % 60)m \(up % 60)s), \(status.state)")
+        } else {
+            context.out("pdftrapper: not running (last seen \(formatter.string(from: status.updated)))")
+        }
+        for (folder, mode) in status.folders.sorted(by: { $0.key < $1.key }) { context.out("  \(folder): \(mode)") }
+        context.out("  queue: \(status.queue)")
+        if !status.recent.isEmpty { context.out("  last jobs:") }
+        for outcome in status.recent.suffix(10) {
+            context.out("    \(formatter.string(from: outcome.date))  \(outcome.result.rawValue)  \(outcome.summary)")
+        }
+        return running ? .ok : .notRunning
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The real daemon on real folders: files are taken once complete, exactly once, whatever way they
+/// arrive; systemd hears READY, STATUS and STOPPING; SIGHUP reloads; bad files go to quarantine.
+@Suite struct InboxDaemonTests {
+    static func config(settle: String = "300ms", extra: String = "") -> String {
+        """
+        [daemon]
+        state_dir = "state"
+        [library]
+        root = "library"
+        [inbox]
+        path = "inbox"
+        settle = "\(settle)"
+        rescan_interval = "2s"
+        \(extra)
+        [[rule]]
+        name = "all"
+        target = "All.pdf"
+        archive_as = "{folder}/{name}"
+
+        """
+    }
+
+    func pages(_ path: String) -> Int { (try? PDFReaders.pdfinfoPages(path)) ?? 0 }
+
+    @Test func takesCompleteFilesAndTellsSystemd() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", Self.config())
+        try TestImages.make(scratch.path + "/waiting.jpg", width: 101)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox", withIntermediateDirectories: true)
+        // Dropped while the daemon was down: taken at start.
+        try FileManager.default.moveItem(atPath: scratch.path + "/waiting.jpg", toPath: scratch.path + "/inbox/waiting.jpg")
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        let all = scratch.path + "/library/All.pdf"
+        #expect(eventually { pages(all) == 1 }, "log: \(daemon.log)")
+
+        // A slow writer: half now, the rest later; not taken before it is complete.
+        try TestImages.make(scratch.path + "/slow-source.jpg", width: 102)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/slow-source.jpg"))
+        let slow = scratch.path + "/inbox/slow.jpg"
+        FileManager.default.createFile(atPath: slow, contents: whole.prefix(whole.count / 2))
+        for _ in 0..<4 {
+            usleep(200_000)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: slow))
+            try handle.seekToEnd()
+            try handle.close()
+        }
+        let appended = try FileHandle(forWritingTo: URL(fileURLWithPath: slow))
+        try appended.seekToEnd()
+        try appended.write(contentsOf: whole.suffix(from: whole.count / 2))
+        try appended.close()
+        #expect(eventually { pages(all) == 2 }, "log: \(daemon.log)")
+        #expect(!daemon.log.contains("quarantined"), "the slow file was taken before it was complete: \(daemon.log)")
+
+        // Renamed in from a temporary name, as sync tools do.
+        try TestImages.make(scratch.path + "/inbox/.incoming.jpg", width: 103)
+        try FileManager.default.moveItem(atPath: scratch.path + "/inbox/.incoming.jpg", toPath: scratch.path + "/inbox/renamed.jpg")
+        #expect(eventually { pages(all) == 3 }, "log: \(daemon.log)")
+
+        // A bad file: quarantined with its note, and the daemon goes on.
+        try scratch.write("inbox/sub/broken.jpg", "no picture here")
+        #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/quarantine/sub/broken.jpg.why.txt") })
+        try TestImages.make(scratch.path + "/inbox/after.jpg", width: 104)
+        #expect(eventually { pages(all) == 4 }, "log: \(daemon.log)")
+        #expect(daemon.notify.wait(for: "STATUS=watching 1 folder"))
+        for name in ["waiting.jpg", "slow.jpg", "renamed.jpg", "after.jpg"] {
+            #expect(FileManager.default.fileExists(atPath: scratch.path + "/archive/\(name)"), "\(name) archived")
+        }
+        try PDFReaders.requireAllAgree(all, pages: 4)
+
+        let status = try Binary.run(["status", "--config", "config.toml"], in: scratch.url)
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("pdftrapper: running (pid \(daemon.process.processIdentifier)"))
+        #expect(status.stdout.contains("\(scratch.path)/inbox: inotify"))
+        #expect(status.stdout.contains("ingested  after.jpg: 1 page into \(all)"))
+
+        #expect(daemon.stop() == 0)
+        #expect(daemon.notify.wait(for: "STOPPING=1"))
+        #expect(try Binary.run(["status", "--config", "config.toml"], in: scratch.url).status == 3)
+    }
+
+    @Test func reloadKeepsTheOldConfigWhenTheNewOneIsBroken() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", Self.config())
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"))
+
+        try scratch.write("config.toml", Self.config() + "[[rule]]\nname = \"x\"\ntarget = \"{nope}.pdf\"\n")
+        daemon.signal(SIGHUP)
+        #expect(daemon.notify.wait(for: "RELOADING=1"))
+        #expect(eventually { daemon.log.contains("reload refused, keeping the running config") }, "log: \(daemon.log)")
+        #expect(daemon.log.contains("config.toml:16:11: rule[2].target: unknown placeholder {nope}"), "log: \(daemon.log)")
+        try TestImages.make(scratch.path + "/inbox/a.jpg")
+        #expect(eventually { pages(scratch.path + "/library/All.pdf") == 1 }, "the old config still works")
+
+        try scratch.write("config.toml", Self.config().replacingOccurrences(of: "All.pdf", with: "Renamed.pdf"))
+        daemon.signal(SIGHUP)
+        #expect(eventually { daemon.log.contains("reloaded") }, "log: \(daemon.log)")
+        try TestImages.make(scratch.path + "/inbox/b.jpg", width: 120)
+        #expect(eventually { pages(scratch.path + "/library/Renamed.pdf") == 1 }, "log: \(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func aBadConfigExits78() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", "[library]\nroot = 1\n")
+        let run = try Binary.run(["run", "--config", "config.toml"], in: scratch.url)
+        #expect(run.status == 78)
+        #expect(run.stderr.contains("config.toml:2:8: library.root must be a string"))
+    }
+
+    @Test func aBurstAllLandsExactlyOnce() throws {
+        let count = Int(ProcessInfo.processInfo.environment["PDFTRAPPER_BURST"] ?? "") ?? 300
+        let scratch = try Scratch()
+        try scratch.write("config.toml", Self.config(settle: "200ms"))
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"))
+        // Distinct small images (so none is a duplicate of another), written elsewhere and moved in.
+        _ = try Python.run("""
+            import sys, os
+            from PIL import Image
+            for i in range(int(sys.argv[2])):
+                path = os.path.join(sys.argv[1], "staging-%05d.png" % i)
+                Image.new("L", (8 + i % 50, 8 + i // 50), i % 256).save(path)
+                os.rename(path, os.path.join(sys.argv[1], "inbox", "burst-%05d.png" % i))
+            """, [scratch.path, "\(count)"])
+        let all = scratch.path + "/library/All.pdf"
+        #expect(eventually(timeout: 120) { pages(all) == count }, "log tail: \(daemon.log.suffix(2000))")
+        #expect(daemon.stop() == 0)
+        try PDFReaders.requireAllAgree(all, pages: count)
+        let archived = try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/archive")
+        #expect(archived.count == count)
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/inbox").filter { !$0.hasPrefix(".") }
+        #expect(left.isEmpty)
+    }
+}
