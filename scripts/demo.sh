@@ -60,7 +60,8 @@ The demo lives in $demo:
   config.toml   the config (try a typo in it, then: $bin check-config demo/config.toml)
   inbox/        drop images and PDFs here; inbox/receipts/ goes to the "receipts" rule
   library/      where the target PDFs go (open them in any viewer)
-  state/        the journal and the undo history
+  library/.pdftrapper/  the journal and the undo history (beside the PDFs, shared by every process)
+  state/        the daemon's own state (status)
 Try: $bin ingest --config demo/config.toml SOME_IMAGE_OR_PDF
      $bin history demo/library/Inbox.pdf ; $bin undo --config demo/config.toml demo/library/Inbox.pdf
 TXT

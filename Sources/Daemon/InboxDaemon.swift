@@ -182,7 +182,7 @@ public final class InboxDaemon {
     }
 
     static func openStore(_ config: Config) throws -> TargetStore {
-        try TargetStore(state: StateDirectory(path: config.daemon.stateDir), decoder: FlateStreamDecoder()) { path in
+        try TargetStore(state: StateDirectory.forLibrary(config), decoder: FlateStreamDecoder()) { path in
             let report = try PDFRewriter.repair(path: path)
             return "\(path): damaged; repaired by a full rewrite (\(report.bytesBefore) -> \(report.bytesAfter) bytes)"
         }

@@ -3,8 +3,9 @@ import Foundation
 import PDFAccess
 import TrapperCore
 
-/// What the commands that change targets share: the state folder (`--state-dir`, else the config's,
-/// else the default), the target store over it, and its recovery of anything a crash left behind.
+/// What the commands that change targets share: the engine's folder (`--state-dir`, else the
+/// config's library's `.pdftrapper`, shared with the daemon, else the default state folder), the
+/// target store over it, and its recovery of anything a crash left behind.
 extension CommandContext {
     static let engineOptions: Set<String> = ["--config", "--state-dir"]
 
@@ -21,7 +22,7 @@ extension CommandContext {
 
     func targetStore(_ arguments: ParsedArguments, config: Config?) -> Result<TargetStore, ExitCode> {
         let folder = arguments.options["--state-dir"].map(absolute)
-            ?? config?.daemon.stateDir
+            ?? config.map { StateDirectory.forLibrary($0).path }
             ?? StateDirectory.fallback(environment: environment)
         do {
             let store = try TargetStore(state: StateDirectory(path: folder), decoder: FlateStreamDecoder()) { path in

@@ -24,7 +24,8 @@ enum IngestCommand: Command {
       --to FILE        the target PDF
       --prepend        put the new pages in front
       --config FILE    the config (its rules, its state folder)
-      --state-dir DIR  where the journal and undo history live (default: the config's)
+      --state-dir DIR  where the journal and undo history live (default: the library's
+                       .pdftrapper folder, shared with the daemon)
     """
     static let arguments = ArgumentSpec(flags: ["--prepend"], options: CommandContext.engineOptions.union(["--to"]))
 

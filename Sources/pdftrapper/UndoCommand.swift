@@ -15,7 +15,7 @@ enum UndoCommand: Command {
 
       --steps N        undo the last N revisions (default 1)
       --config FILE    the config whose state folder to use
-      --state-dir DIR  the state folder (default: the config's)
+      --state-dir DIR  the journal and undo folder (default: the library's .pdftrapper)
     """
     static let arguments = ArgumentSpec(options: CommandContext.engineOptions.union(["--steps"]))
 

@@ -139,3 +139,42 @@ import Testing
         #expect(left.isEmpty)
     }
 }
+
+/// Two daemons (two hosts, say) on one inbox and one library: every file is taken by exactly one of
+/// them, and their revisions of the shared target never interleave.
+@Suite struct SharedInboxTests {
+    @Test func twoDaemonsTakeEachFileExactlyOnce() throws {
+        let count = Int(ProcessInfo.processInfo.environment["PDFTRAPPER_SHARED_FILES"] ?? "") ?? 300
+        let scratch = try Scratch()
+        for name in ["one", "two"] {
+            try scratch.write("\(name).toml", InboxDaemonTests.config(settle: "200ms").replacingOccurrences(
+                of: "state_dir = \"state\"", with: "state_dir = \"state-\(name)\""))
+        }
+        let one = try DaemonProcess(config: scratch.path + "/one.toml", in: scratch.url)
+        let two = try DaemonProcess(config: scratch.path + "/two.toml", in: scratch.url)
+        #expect(one.notify.wait(for: "READY=1") && two.notify.wait(for: "READY=1"))
+        _ = try Python.run("""
+            import sys, os
+            from PIL import Image
+            for i in range(int(sys.argv[2])):
+                path = os.path.join(sys.argv[1], "staging-%05d.png" % i)
+                Image.new("L", (8 + i % 50, 8 + i // 50), i % 256).save(path)
+                os.rename(path, os.path.join(sys.argv[1], "inbox", "shared-%05d.png" % i))
+            """, [scratch.path, "\(count)"])
+        let all = scratch.path + "/library/All.pdf"
+        #expect(eventually(timeout: 180) {
+            (try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/archive").count) == count
+        }, "one: \(one.log.suffix(1000)) two: \(two.log.suffix(1000))")
+        #expect(one.stop() == 0 && two.stop() == 0)
+        try PDFReaders.requireAllAgree(all, pages: count)
+        let taken = [one.log, two.log].map { log in log.split(separator: "\n").filter { $0.contains(" page into ") }.count }
+        #expect(taken[0] + taken[1] == count, "each file once: \(taken)")
+        #expect(taken[0] > 0 && taken[1] > 0, "both daemons worked: \(taken)")
+        let names = try Python.run("""
+            import sys, pypdf
+            reader = pypdf.PdfReader(sys.argv[1])
+            print(len(set(p.images[0].data for p in reader.pages)))
+            """, [all])
+        #expect(names == "\(count)\n", "no page twice")
+    }
+}

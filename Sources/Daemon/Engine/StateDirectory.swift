@@ -1,8 +1,8 @@
 import Foundation
 import TrapperCore
 
-/// The daemon's own folder: the append journal, per-target state (the last write and the redo
-/// stack), and the lock files that keep two processes from writing one target at once.
+/// The engine's folder: the append journal, per-target state (the last write, the redo stack, the
+/// inputs' digests), and the lock files that keep two processes from writing one target at once.
 ///
 ///     journal/KEY.json      an append or create in flight (removed when it is durable)
 ///     targets/KEY.json      the last revision written and the undone revisions that redo can restore
@@ -29,7 +29,17 @@ public struct StateDirectory: Sendable {
         String(SHA256.hex(SHA256.hash(Array(target.utf8))).prefix(32))
     }
 
-    /// The state folder when no config names one: `$PDFTRAPPER_STATE_DIR`, systemd's
+    /// Where a config's targets keep their journal, locks and undo history: beside them, in the
+    /// library's `.pdftrapper` folder, so that every process writing the library (the daemon, a
+    /// command, a second daemon on another host sharing the library) takes the same locks and sees
+    /// the same journal before it appends.
+    public static func forLibrary(_ config: Config) -> StateDirectory {
+        StateDirectory(path: config.library.root + "/" + libraryFolderName)
+    }
+
+    public static let libraryFolderName = ".pdftrapper"
+
+    /// The state folder for targets outside any config: `$PDFTRAPPER_STATE_DIR`, systemd's
     /// `$STATE_DIRECTORY`, `$XDG_STATE_HOME/pdftrapper`, `~/.local/state/pdftrapper`.
     public static func fallback(environment: [String: String]) -> String {
         if let explicit = environment["PDFTRAPPER_STATE_DIR"], !explicit.isEmpty { return explicit }

@@ -97,7 +97,8 @@ public struct InboxJob {
             let window = config.rules[plan.ruleNumber - 1].batchWindowSeconds
             if let open = batches[plan.rule], now.timeIntervalSince(open.last) <= window { target = open.target }
         }
-        guard PathSafety.isInside(target, root: config.library.root) else {
+        let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
+        guard PathSafety.isInside(target, root: config.library.root), !PathSafety.isInside(target, root: engineFolder) else {
             return quarantine(claimed, relativePath, plan.rule,
                               reason: "target \(target) would be outside the library \(config.library.root) (a symlinked folder?)")
         }
