@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The local demo: a demo config with its own inbox, edits folder and library under ./demo, and
-# SANE's `test` backend as the scanner. Usage: scripts/demo.sh PATH/TO/pdftrapper
+# The local demo: the daemon on a demo config with its own inbox, edits folder and library under
+# ./demo, and SANE's `test` backend as the scanner. Usage: scripts/demo.sh PATH/TO/pdftrapper
+# DEMO_SECONDS=N stops the daemon after N seconds (otherwise it runs until Ctrl-C).
 set -euo pipefail
 bin=$(realpath "$1")
 cd "$(dirname "$0")/.."
@@ -37,31 +38,27 @@ TOML
 echo "== pdftrapper check-config demo/config.toml"
 "$bin" check-config "$demo/config.toml"
 
-echo "== scanning two pages with SANE's test scanner into the demo inbox"
+echo "== scanning two pages with SANE's test scanner into the demo inbox (the daemon takes them at start)"
 scanimage -d test --mode Color --test-picture "Color pattern" --resolution 75 --format=png \
   > "$demo/inbox/receipts/scan-$(date +%H%M%S).png"
-scanimage -d test --mode Gray --test-picture Grid --resolution 75 --format=pnm > "$demo/inbox/page.pnm"
-
-echo "== pdftrapper explain: what the daemon will do with each input"
-(cd "$demo" && "$bin" explain --config config.toml inbox/receipts/*.png inbox/page.pnm)
-
-echo "== pdftrapper ingest: the rules put each page in its PDF, one revision per input"
-(cd "$demo" && "$bin" ingest --config config.toml inbox/receipts/*.png inbox/page.pnm)
-scanimage -d test --mode Color --test-picture "Color pattern" --resolution 75 --format=png > "$demo/inbox/more.png"
-(cd "$demo" && "$bin" ingest --config config.toml inbox/more.png)
-
-echo "== pdftrapper history / undo / redo on library/Inbox.pdf"
-(cd "$demo" && "$bin" history library/Inbox.pdf && "$bin" undo --config config.toml library/Inbox.pdf \
-  && "$bin" redo --config config.toml library/Inbox.pdf && pdfinfo library/Inbox.pdf | grep Pages)
+scanimage -d test --mode Gray --test-picture Grid --resolution 75 --format=pnm > "$demo/inbox/page-$(date +%H%M%S).pnm"
 
 cat <<TXT
 
-The demo lives in $demo:
-  config.toml   the config (try a typo in it, then: $bin check-config demo/config.toml)
-  inbox/        drop images and PDFs here; inbox/receipts/ goes to the "receipts" rule
-  library/      where the target PDFs go (open them in any viewer)
-  library/.pdftrapper/  the journal and the undo history (beside the PDFs, shared by every process)
-  state/        the daemon's own state (status)
-Try: $bin ingest --config demo/config.toml SOME_IMAGE_OR_PDF
-     $bin history demo/library/Inbox.pdf ; $bin undo --config demo/config.toml demo/library/Inbox.pdf
+The demo lives in $demo; the daemon starts now (Ctrl-C stops it). In another terminal, try:
+  cp some-photo.jpg demo/inbox/                   # lands in demo/library/Inbox.pdf
+  cp some-receipt.png demo/inbox/receipts/        # lands in demo/library/Receipts/YYYY-MM.pdf
+  echo "not a picture" > demo/inbox/bad.jpg       # goes to demo/quarantine/ with bad.jpg.why.txt
+  $bin status --config demo/config.toml           # what the daemon is doing
+  $bin history demo/library/Inbox.pdf             # every revision of a PDF
+  $bin undo --config demo/config.toml demo/library/Inbox.pdf
+  SANE_CONFIG_DIR=demo/sane scanimage -d test --format=png > demo/inbox/scan.png
+Originals go to demo/archive/; the journal and undo history to demo/library/.pdftrapper/.
+
 TXT
+if [ -n "${DEMO_SECONDS:-}" ]; then
+  timeout --signal=TERM "$DEMO_SECONDS" "$bin" run --config "$demo/config.toml" || [ $? = 124 ]
+  "$bin" status --config "$demo/config.toml" || true
+else
+  exec "$bin" run --config "$demo/config.toml"
+fi
