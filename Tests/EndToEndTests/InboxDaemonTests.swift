@@ -34,10 +34,13 @@ import Testing
         try FileManager.default.createDirectory(atPath: scratch.path + "/inbox", withIntermediateDirectories: true)
         // Dropped while the daemon was down: taken at start.
         try FileManager.default.moveItem(atPath: scratch.path + "/waiting.jpg", toPath: scratch.path + "/inbox/waiting.jpg")
-        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        // WatchdogSec=1s, as systemd would pass it.
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url,
+                                       environment: ["WATCHDOG_USEC": "1000000"])
         #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
         let all = scratch.path + "/library/All.pdf"
         #expect(eventually { pages(all) == 1 }, "log: \(daemon.log)")
+        #expect(daemon.notify.wait(for: "WATCHDOG=1"))
 
         // A slow writer: half now, the rest later; not taken before it is complete.
         try TestImages.make(scratch.path + "/slow-source.jpg", width: 102)
