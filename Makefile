@@ -27,6 +27,7 @@ demo: build
 bench: build
 	@scripts/install-deps.sh --bench
 	python3 bench/engine.py $(BIN)
+	python3 bench/daemon.py $(BIN)
 
 clean:
 	rm -rf .build demo

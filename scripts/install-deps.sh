@@ -16,7 +16,7 @@ pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator)
 # The peers the benchmarks run against (img2pdf from PyPI; qpdf and pdfunite are above) and GNU
 # time for peak memory; only with --bench.
 if [ "${1:-}" = --bench ]; then
-  tool_packages+=(time)
+  tool_packages+=(time inotify-tools)
   pip_packages+=(img2pdf)
 fi
 

@@ -82,12 +82,13 @@ public final class InboxDaemon {
             }
             let entries = watcher?.next(timeout: 0.5) ?? []
             status.queue = entries.count
-            for (index, entry) in entries.enumerated() {
-                status.queue = entries.count - index
-                if let outcome = job.take(entry.path, relativePath: entry.relativePath, isRegularFile: entry.kind == .file) {
-                    report(outcome)
+            // A stop waits for the revision in hand, not for the whole backlog.
+            for chunk in stride(from: 0, to: entries.count, by: InboxJob.revisionLimit) {
+                status.queue = entries.count - chunk
+                let arrivals = entries[chunk..<min(entries.count, chunk + InboxJob.revisionLimit)].map {
+                    InboxJob.Arrival(path: $0.path, relativePath: $0.relativePath, isRegularFile: $0.kind == .file)
                 }
-                // A stop waits for the job in hand, not for the whole batch of entries.
+                for outcome in job.take(arrivals) { report(outcome) }
                 if signals.peekStop() { break }
             }
             status.queue = 0

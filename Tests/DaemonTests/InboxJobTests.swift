@@ -94,6 +94,25 @@ import TrapperCore
         #expect(claims.allSatisfy { !$0.contains(".") }, "nothing left among the claims: \(claims)")
     }
 
+    @Test func inputsArrivingTogetherForOneTargetBecomeOneRevision() throws {
+        let setup = try Setup(rules: Self.simple)
+        var arrivals: [InboxJob.Arrival] = []
+        for (index, name) in ["a.jpg", "bad.jpg", "c.jpg", "d.jpg"].enumerated() {
+            let path = try setup.drop("receipts/" + name, image: name != "bad.jpg", width: 200 + index)
+            if name == "bad.jpg" { try Data("no picture".utf8).write(to: URL(fileURLWithPath: path)) }
+            arrivals.append(InboxJob.Arrival(path: path, relativePath: "receipts/" + name, isRegularFile: true))
+        }
+        let outcomes = setup.job.take(arrivals)
+        let ingested = outcomes.filter { $0.result == .ingested }
+        #expect(ingested.map(\.input).sorted() == ["receipts/a.jpg", "receipts/c.jpg", "receipts/d.jpg"])
+        #expect(Set(ingested.map(\.revision)).count == 1, "one revision for the three")
+        #expect(outcomes.filter { $0.result == .quarantined }.map(\.input) == ["receipts/bad.jpg"])
+        let history = try RevisionHistory.read(PDFFileSource(path: setup.config.library.root + "/Receipts.pdf"),
+                                               decoder: FlateStreamDecoder())
+        #expect(history.count == 1)
+        #expect(history.first?.record?.inputs.map(\.name) == ["a.jpg", "c.jpg", "d.jpg"])
+    }
+
     @Test func noRuleLeavesTheFileAndSaysSoOnce() throws {
         let setup = try Setup(rules: Self.simple)
         _ = try setup.drop("elsewhere/x.jpg")

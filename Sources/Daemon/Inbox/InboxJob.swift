@@ -30,38 +30,86 @@ public struct InboxJob {
         self.claims = "\(config.inbox.path)/\(Self.claimsFolderName)/\(instance)"
     }
 
-    /// Handles a file (or a link, FIFO, socket...) the watcher found in the inbox.
+    /// An entry the watcher handed over.
+    public struct Arrival: Sendable {
+        public var path: String
+        public var relativePath: String
+        public var isRegularFile: Bool
+
+        public init(path: String, relativePath: String, isRegularFile: Bool) {
+            self.path = path
+            self.relativePath = relativePath
+            self.isRegularFile = isRegularFile
+        }
+    }
+
+    /// An input this daemon has claimed, with where it is going.
+    struct Claimed {
+        var path: String
+        var relativePath: String
+        var plan: RoutePlan
+    }
+
+    /// Inputs that go to the same target in the same way become one revision, up to this many.
+    static let revisionLimit = 64
+
+    /// Handles one entry the watcher found in the inbox.
     public mutating func take(_ path: String, relativePath: String, isRegularFile: Bool, now: Date = Date()) -> JobOutcome? {
-        guard !relativePath.hasPrefix(Self.claimsFolderName) else { return nil }
+        take([Arrival(path: path, relativePath: relativePath, isRegularFile: isRegularFile)], now: now).first
+    }
+
+    /// Handles the entries the watcher found together: each is claimed, and those bound for the same
+    /// target (appended or prepended, or one batch) go in as one revision.
+    public mutating func take(_ arrivals: [Arrival], now: Date = Date()) -> [JobOutcome] {
+        var outcomes: [JobOutcome] = []
+        var claimed: [Claimed] = []
+        for arrival in arrivals {
+            switch claim(arrival, now: now) {
+            case .claimed(let input): claimed.append(input)
+            case .done(let outcome): outcomes.append(outcome)
+            case .nothing: break
+            }
+        }
+        return outcomes + process(claimed, recovering: false, now: now)
+    }
+
+    enum Claim {
+        case claimed(Claimed)
+        /// What became of it instead (quarantined, no rule, taken by another daemon...).
+        case done(JobOutcome)
+        /// Gone, or already seen and left alone.
+        case nothing
+    }
+
+    /// Routes and claims one entry.
+    private mutating func claim(_ arrival: Arrival, now: Date) -> Claim {
+        let (path, relativePath) = (arrival.path, arrival.relativePath)
+        guard !relativePath.hasPrefix(Self.claimsFolderName) else { return .nothing }
         var status = stat()
-        guard lstat(path, &status) == 0 else { return nil }
+        guard lstat(path, &status) == 0 else { return .nothing }
         let identity = "\(path)|\(status.st_ino)|\(status.st_size)|\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
-        if leftAlone.contains(identity) { return nil }
-        guard isRegularFile, status.st_mode & S_IFMT == S_IFREG else {
-            return quarantineUnclaimed(path, relativePath, reason: Self.describe(status.st_mode))
+        if leftAlone.contains(identity) { return .nothing }
+        guard arrival.isRegularFile, status.st_mode & S_IFMT == S_IFREG else {
+            return .done(quarantineUnclaimed(path, relativePath, reason: Self.describe(status.st_mode)))
         }
         let head = (try? PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)) ?? []
         let input = RouteInput(relativePath: relativePath, bytes: Int64(status.st_size), kind: FileKind.sniff(head), date: now)
         guard let plan = router.plan(for: input, exists: { FileManager.default.fileExists(atPath: $0) }) else {
             leftAlone.insert(identity)
-            return JobOutcome(input: relativePath, result: .noRule, date: now)
+            return .done(JobOutcome(input: relativePath, result: .noRule, date: now))
         }
         let claimed = claims + "/" + relativePath
         do {
             try Durable.makeFolder((claimed as NSString).deletingLastPathComponent)
         } catch {
-            return JobOutcome(input: relativePath, result: .retryLater, rule: plan.rule, reason: "\(error)", date: now)
+            return .done(JobOutcome(input: relativePath, result: .retryLater, rule: plan.rule, reason: "\(error)", date: now))
         }
         // The claim: whoever renames it first has it; for everyone else the file is gone.
         guard rename(path, claimed) == 0 else {
-            return JobOutcome(input: relativePath, result: errno == ENOENT ? .takenElsewhere : .retryLater, rule: plan.rule,
-                              reason: String(cString: strerror(errno)), date: now)
+            return .done(JobOutcome(input: relativePath, result: errno == ENOENT ? .takenElsewhere : .retryLater,
+                                    rule: plan.rule, reason: String(cString: strerror(errno)), date: now))
         }
-        var outcome = process(claimed, relativePath: relativePath, plan: plan, recovering: false, now: now)
-        if outcome.result == .ingested || outcome.result == .duplicate, plan.original == .keep {
-            outcome = keep(claimed, relativePath, outcome)
-        }
-        return outcome
+        return .claimed(Claimed(path: claimed, relativePath: relativePath, plan: plan))
     }
 
     /// Inputs a previous run claimed and did not finish: taken again, with duplicates always
@@ -69,29 +117,49 @@ public struct InboxJob {
     public mutating func recoverClaims(now: Date = Date()) -> [JobOutcome] {
         guard let found = FileManager.default.enumerator(atPath: claims) else { return [] }
         var outcomes: [JobOutcome] = []
+        var claimed: [Claimed] = []
         for case let relativePath as String in found {
-            let claimed = claims + "/" + relativePath
+            let path = claims + "/" + relativePath
             var status = stat()
-            guard lstat(claimed, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { continue }
-            let head = (try? PDFFileSource(path: claimed).read(offset: 0, count: FileKind.sniffLength)) ?? []
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { continue }
+            let head = (try? PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)) ?? []
             let input = RouteInput(relativePath: relativePath, bytes: Int64(status.st_size), kind: FileKind.sniff(head), date: now)
             guard let plan = router.plan(for: input, exists: { FileManager.default.fileExists(atPath: $0) }) else {
                 // The config changed since: back to the inbox, where the rules will find it (or not).
-                _ = try? FolderMoves.move(claimed, to: config.inbox.path + "/" + relativePath)
+                _ = try? FolderMoves.move(path, to: config.inbox.path + "/" + relativePath)
                 outcomes.append(JobOutcome(input: relativePath, result: .noRule, date: now))
                 continue
             }
-            var outcome = process(claimed, relativePath: relativePath, plan: plan, recovering: true, now: now)
-            if outcome.result == .ingested || outcome.result == .duplicate, plan.original == .keep {
-                outcome = keep(claimed, relativePath, outcome)
-            }
-            outcomes.append(outcome)
+            claimed.append(Claimed(path: path, relativePath: relativePath, plan: plan))
         }
+        return outcomes + process(claimed, recovering: true, now: now)
+    }
+
+    /// Claimed inputs, in order, grouped into revisions: consecutive inputs for the same target and
+    /// mode share one (a new file each gets its own).
+    private mutating func process(_ claimed: [Claimed], recovering: Bool, now: Date) -> [JobOutcome] {
+        var outcomes: [JobOutcome] = []
+        var group: [Claimed] = []
+        func flush() {
+            if !group.isEmpty { outcomes += ingest(group, recovering: recovering, now: now) }
+            group = []
+        }
+        for input in claimed {
+            if let first = group.first,
+               first.plan.targetPath != input.plan.targetPath || first.plan.mode != input.plan.mode
+                || input.plan.mode == .new || group.count >= Self.revisionLimit {
+                flush()
+            }
+            group.append(input)
+        }
+        flush()
         return outcomes
     }
 
-    private mutating func process(_ claimed: String, relativePath: String, plan: RoutePlan, recovering: Bool,
-                                  now: Date) -> JobOutcome {
+    /// One revision for `group` (all bound for one target): bad inputs and duplicates are taken out
+    /// first, each with its own outcome; then the originals are archived, deleted or kept.
+    private mutating func ingest(_ group: [Claimed], recovering: Bool, now: Date) -> [JobOutcome] {
+        let plan = group[0].plan
         var target = plan.targetPath
         if plan.mode == .batch {
             let window = config.rules[plan.ruleNumber - 1].batchWindowSeconds
@@ -99,38 +167,69 @@ public struct InboxJob {
         }
         let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
         guard PathSafety.isInside(target, root: config.library.root), !PathSafety.isInside(target, root: engineFolder) else {
-            return quarantine(claimed, relativePath, plan.rule,
-                              reason: "target \(target) would be outside the library \(config.library.root) (a symlinked folder?)")
-        }
-        let document: any InputDocument
-        do {
-            document = try inputs.open(claimed)
-        } catch {
-            return quarantine(claimed, relativePath, plan.rule, reason: error.description)
-        }
-        let digest = SHA256.hex(document.sha256)
-        let skip = recovering || config.inbox.duplicates == .skip
-        var outcome: JobOutcome
-        if skip, store.ingestedInputs(of: target).contains(digest) {
-            outcome = JobOutcome(input: relativePath, result: .duplicate, rule: plan.rule, target: target, date: now)
-        } else {
-            do {
-                let committed = try Ingest.run([document], into: target, at: plan.mode == .prepend ? .front : .end,
-                                               store: store, date: now)
-                outcome = JobOutcome(input: relativePath, result: .ingested, rule: plan.rule, target: target,
-                                     pages: committed.record.pagesAdded, revision: committed.end, date: now)
-            } catch let error as EngineError {
-                if case .io = error {
-                    return JobOutcome(input: relativePath, result: .retryLater, rule: plan.rule, target: target,
-                                      reason: error.description, date: now)
-                }
-                return quarantine(claimed, relativePath, plan.rule, reason: error.description)
-            } catch {
-                return quarantine(claimed, relativePath, plan.rule, reason: "\(error)")
+            return group.map {
+                quarantine($0.path, $0.relativePath, plan.rule,
+                           reason: "target \(target) would be outside the library \(config.library.root) (a symlinked folder?)")
             }
         }
-        if plan.mode == .batch { batches[plan.rule] = (target, now) }
-        return dispose(claimed, relativePath, plan, outcome: &outcome)
+        var outcomes: [JobOutcome] = []
+        var ready: [(input: Claimed, document: any InputDocument)] = []
+        let known = store.ingestedInputs(of: target)
+        var seen = Set<String>()
+        let skipDuplicates = recovering || config.inbox.duplicates == .skip
+        for input in group {
+            do {
+                let document = try inputs.open(input.path)
+                let digest = SHA256.hex(document.sha256)
+                if skipDuplicates, known.contains(digest) || seen.contains(digest) {
+                    var outcome = JobOutcome(input: input.relativePath, result: .duplicate, rule: plan.rule, target: target, date: now)
+                    outcomes.append(finish(input, outcome: &outcome))
+                } else {
+                    seen.insert(digest)
+                    ready.append((input, document))
+                }
+            } catch {
+                outcomes.append(quarantine(input.path, input.relativePath, plan.rule, reason: error.description))
+            }
+        }
+        while !ready.isEmpty {
+            do {
+                let committed = try Ingest.run(ready.map(\.document), into: target, at: plan.mode == .prepend ? .front : .end,
+                                               store: store, date: now)
+                for (input, document) in ready {
+                    var outcome = JobOutcome(input: input.relativePath, result: .ingested, rule: plan.rule, target: target,
+                                             pages: document.pageCount, revision: committed.end, date: now)
+                    outcomes.append(finish(input, outcome: &outcome))
+                }
+                if plan.mode == .batch { batches[plan.rule] = (target, now) }
+                ready = []
+            } catch EngineError.badInput(let name, let reason) where ready.contains(where: { $0.document.name == name }) {
+                // One input failed while its pages were written: it goes, the others try again.
+                let bad = ready.firstIndex { $0.document.name == name }!
+                outcomes.append(quarantine(ready[bad].input.path, ready[bad].input.relativePath, plan.rule, reason: "\(name): \(reason)"))
+                ready.remove(at: bad)
+            } catch let error as EngineError {
+                if case .io = error {
+                    outcomes += ready.map {
+                        JobOutcome(input: $0.input.relativePath, result: .retryLater, rule: plan.rule, target: target,
+                                   reason: error.description, date: now)
+                    }
+                } else {
+                    outcomes += ready.map { quarantine($0.input.path, $0.input.relativePath, plan.rule, reason: error.description) }
+                }
+                ready = []
+            } catch {
+                outcomes += ready.map { quarantine($0.input.path, $0.input.relativePath, plan.rule, reason: "\(error)") }
+                ready = []
+            }
+        }
+        return outcomes
+    }
+
+    /// After its pages are durable (or found already there): the original is archived, deleted or kept.
+    private mutating func finish(_ input: Claimed, outcome: inout JobOutcome) -> JobOutcome {
+        if input.plan.original == .keep { return keep(input.path, input.relativePath, outcome) }
+        return dispose(input.path, input.relativePath, input.plan, outcome: &outcome)
     }
 
     /// Archive or delete the original once its pages are durable (keep is handled by the caller).
