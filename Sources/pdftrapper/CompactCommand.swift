@@ -19,16 +19,11 @@ enum CompactCommand: Command {
     static let arguments = ArgumentSpec(flags: ["--linearize"], options: CommandContext.engineOptions)
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
-        guard arguments.positionals.count == 1 else {
-            context.err("pdftrapper compact: name one PDF\nusage: pdftrapper \(synopsis)")
-            return .usage
-        }
-        let store: TargetStore
-        switch context.optionalConfig(arguments).flatMap({ context.targetStore(arguments, config: $0) }) {
+        let (target, store): (String, TargetStore)
+        switch context.onePDF(name, synopsis: synopsis, arguments) {
         case .failure(let code): return code
-        case .success(let opened): store = opened
+        case .success(let opened): (target, store) = opened
         }
-        let target = context.absolute(arguments.positionals[0])
         let before = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue ?? 0
         do {
             let warnings = try store.rewriteWhole(target: target) { path in

@@ -39,6 +39,23 @@ extension CommandContext {
         }
     }
 
+    /// The store for `--state-dir`, or the config's (named or found), or the default.
+    func targetStore(_ arguments: ParsedArguments) -> Result<TargetStore, ExitCode> {
+        optionalConfig(arguments).flatMap { targetStore(arguments, config: $0) }
+    }
+
+    /// For commands that act on one PDF: its absolute path and the store; or, when the arguments do
+    /// not name exactly one, the usage error.
+    func onePDF(_ command: String, synopsis: String, _ arguments: ParsedArguments)
+        -> Result<(target: String, store: TargetStore), ExitCode>
+    {
+        guard arguments.positionals.count == 1 else {
+            err("pdftrapper \(command): name one PDF\nusage: pdftrapper \(synopsis)")
+            return .failure(.usage)
+        }
+        return targetStore(arguments).map { (absolute(arguments.positionals[0]), $0) }
+    }
+
     /// Runs an engine operation, reporting its failure in one line.
     func report(_ command: String, _ error: any Error) -> ExitCode {
         if let error = error as? EngineError {

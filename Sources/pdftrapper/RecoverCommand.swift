@@ -19,7 +19,7 @@ enum RecoverCommand: Command {
             context.err("pdftrapper recover: takes no arguments\nusage: pdftrapper \(synopsis)")
             return .usage
         }
-        switch context.optionalConfig(arguments).flatMap({ context.targetStore(arguments, config: $0) }) {
+        switch context.targetStore(arguments) {
         case .failure(let code):
             return code
         case .success(let store):

@@ -20,21 +20,16 @@ enum UndoCommand: Command {
     static let arguments = ArgumentSpec(options: CommandContext.engineOptions.union(["--steps"]))
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
-        guard arguments.positionals.count == 1 else {
-            context.err("pdftrapper undo: name one PDF\nusage: pdftrapper \(synopsis)")
-            return .usage
-        }
         let steps = arguments.options["--steps"].map { Int($0) } ?? 1
         guard let steps, steps >= 1 else {
             context.err("pdftrapper undo: --steps must be a whole number from 1 up")
             return .usage
         }
-        let store: TargetStore
-        switch context.optionalConfig(arguments).flatMap({ context.targetStore(arguments, config: $0) }) {
+        let (target, store): (String, TargetStore)
+        switch context.onePDF(name, synopsis: synopsis, arguments) {
         case .failure(let code): return code
-        case .success(let opened): store = opened
+        case .success(let opened): (target, store) = opened
         }
-        let target = context.absolute(arguments.positionals[0])
         do {
             for record in try store.undo(target: target, steps: steps) {
                 context.out("\(arguments.positionals[0]): undid the \(record.operation.rawValue) of "
@@ -60,17 +55,13 @@ enum RedoCommand: Command {
     static let arguments = ArgumentSpec(options: CommandContext.engineOptions)
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
-        guard arguments.positionals.count == 1 else {
-            context.err("pdftrapper redo: name one PDF\nusage: pdftrapper \(synopsis)")
-            return .usage
-        }
-        let store: TargetStore
-        switch context.optionalConfig(arguments).flatMap({ context.targetStore(arguments, config: $0) }) {
+        let (target, store): (String, TargetStore)
+        switch context.onePDF(name, synopsis: synopsis, arguments) {
         case .failure(let code): return code
-        case .success(let opened): store = opened
+        case .success(let opened): (target, store) = opened
         }
         do {
-            let record = try store.redo(target: context.absolute(arguments.positionals[0]))
+            let record = try store.redo(target: target)
             context.out("\(arguments.positionals[0]): redid the \(record.operation.rawValue) of \(HistoryCommand.describeInputs(record))")
             return .ok
         } catch {
