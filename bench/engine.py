@@ -61,7 +61,10 @@ def main():
                 f.write(img2pdf.convert([small] * pages))
             target = os.path.join(work, "target.pdf")
             out = os.path.join(work, "out.pdf")
-            fresh = lambda: shutil.copyfile(base, target)
+            def fresh():
+                # A fresh copy, flushed, so that no run pays for writing back the previous copy.
+                shutil.copyfile(base, target)
+                os.sync()
             t_ours, rss_ours = timed([binary, "ingest", "--to", target, page, "--state-dir", state], fresh, runs)
             t_qpdf, rss_qpdf = timed(["qpdf", base, "--pages", base, page_pdf, "--", out], None, runs)
             t_unite, _ = timed(["pdfunite", base, page_pdf, out], None, max(1, runs // 2))
