@@ -1,0 +1,86 @@
+import CSane
+
+/// What `sane_get_parameters` says about the next or current frame.
+public struct FrameParameters: Sendable, Equatable {
+    public enum Format: Sendable, Equatable { case gray, rgb, red, green, blue, other(UInt32) }
+    public var format: Format
+    public var lastFrame: Bool
+    public var bytesPerLine: Int
+    public var pixelsPerLine: Int
+    /// -1 when the device does not know in advance (hand scanners, some feeders).
+    public var lines: Int
+    public var depth: Int
+}
+
+extension SaneDevice {
+    /// The frame parameters: an estimate before `sane_start`, exact after it.
+    public func parameters() throws(ScanError) -> FrameParameters {
+        var p = SANE_Parameters()
+        try ScanError.check(sane_get_parameters(handle, &p), "sane_get_parameters")
+        let format: FrameParameters.Format = switch p.format {
+        case SANE_FRAME_GRAY: .gray
+        case SANE_FRAME_RGB: .rgb
+        case SANE_FRAME_RED: .red
+        case SANE_FRAME_GREEN: .green
+        case SANE_FRAME_BLUE: .blue
+        default: .other(p.format.rawValue)
+        }
+        return FrameParameters(
+            format: format, lastFrame: p.last_frame != 0, bytesPerLine: Int(p.bytes_per_line),
+            pixelsPerLine: Int(p.pixels_per_line), lines: Int(p.lines), depth: Int(p.depth))
+    }
+
+    /// Scans one page: every frame of it, read to EOF. Returns nil when the feeder is empty
+    /// (SANE_STATUS_NO_DOCS at `sane_start`). Three-pass scanners' red, green and blue frames are
+    /// joined into one RGB page. The page's height is the number of whole lines received, so
+    /// hand scanners (height -1) and feeders that stop short both work. After the last page, or to
+    /// stop early, call `cancel()`; on an error the scan is cancelled already.
+    public func scanPage() throws(ScanError) -> ScannedPage? {
+        var frames: [(FrameParameters, [UInt8])] = []
+        do throws(ScanError) {
+            while true {
+                let status = sane_start(handle)
+                if status == SANE_STATUS_NO_DOCS, frames.isEmpty {
+                    sane_cancel(handle)
+                    return nil
+                }
+                try ScanError.check(status, "sane_start")
+                let parameters = try parameters()
+                frames.append((parameters, try readFrame(parameters)))
+                if parameters.lastFrame { break }
+                guard frames.count < 3 else {
+                    throw .unsupportedFrame("more than three frames for one page")
+                }
+            }
+            return try ScannedPage(frames: frames)
+        } catch {
+            sane_cancel(handle)
+            throw error
+        }
+    }
+
+    /// Scans until the feeder is empty (or `limit` pages), then cancels: a whole ADF batch.
+    public func scanAll(limit: Int = .max) throws(ScanError) -> [ScannedPage] {
+        defer { cancel() }
+        var pages: [ScannedPage] = []
+        while pages.count < limit, let page = try scanPage() { pages.append(page) }
+        return pages
+    }
+
+    /// Ends the scan in progress, or the batch after its last page (`sane_cancel`).
+    public func cancel() { sane_cancel(handle) }
+
+    private func readFrame(_ parameters: FrameParameters) throws(ScanError) -> [UInt8] {
+        var data: [UInt8] = []
+        if parameters.lines > 0 { data.reserveCapacity(parameters.lines * parameters.bytesPerLine) }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            var length: SANE_Int = 0
+            let status = sane_read(handle, &chunk, SANE_Int(chunk.count), &length)
+            if status == SANE_STATUS_EOF { break }
+            try ScanError.check(status, "sane_read")
+            data.append(contentsOf: chunk[0..<Int(length)])
+        }
+        return data
+    }
+}
