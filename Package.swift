@@ -42,7 +42,7 @@ let package = Package(
         // Test helpers every test target shares: the independent PDF readers, the corpus, processes.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TrapperCoreTests", dependencies: ["TrapperCore", "TestSupport"]),
-        .testTarget(name: "ScanningTests", dependencies: ["Scanning"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "TrapperCore"]),
         .testTarget(name: "WatchingTests", dependencies: ["Watching"]),
         .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess", "TestSupport"]),

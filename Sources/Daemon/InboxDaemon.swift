@@ -80,7 +80,13 @@ public final class InboxDaemon {
                     reload()
                 }
             }
-            let entries = watcher?.next(timeout: 0.5) ?? []
+            guard let watcher else {
+                // The watch could not be set up again after a reload: keep trying, without spinning.
+                usleep(500_000)
+                do { try startWatching() } catch { log.log(.error, "pdftrapper: \(error)") }
+                continue
+            }
+            let entries = watcher.next(timeout: 0.5)
             status.queue = entries.count
             // A stop waits for the revision in hand, not for the whole backlog.
             for chunk in stride(from: 0, to: entries.count, by: InboxJob.revisionLimit) {
@@ -89,6 +95,7 @@ public final class InboxDaemon {
                     InboxJob.Arrival(path: $0.path, relativePath: $0.relativePath, isRegularFile: $0.kind == .file)
                 }
                 for outcome in job.take(arrivals) { report(outcome) }
+                reportStoreLog()
                 if signals.peekStop() { break }
             }
             status.queue = 0
@@ -108,15 +115,23 @@ public final class InboxDaemon {
         do {
             let fresh = try ConfigLoader.load(file: configPath, environment: environment)
             try Self.makeFolders(fresh)
+            // Everything new is built first; only then does it replace what runs.
+            let freshStore = try Self.openStore(fresh)
+            var freshJob = InboxJob(config: fresh, store: freshStore, instance: Self.instance(fresh))
             let watchesChanged = fresh.inbox.path != config.inbox.path || fresh.inbox.watch != config.inbox.watch
+                || fresh.inbox.settleSeconds != config.inbox.settleSeconds || fresh.inbox.ignore != config.inbox.ignore
+            if watchesChanged {
+                // Inputs claimed from the old inbox are finished under the old config before its watch ends.
+                for outcome in job.recoverClaims() { report(outcome) }
+                watcher = nil
+            }
+            if freshJob.claims != job.claims { for outcome in freshJob.recoverClaims() { report(outcome) } }
+            freshJob.carryOver(from: job)
             config = fresh
             log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
-            store = try Self.openStore(config)
-            job = InboxJob(config: config, store: store, instance: Self.instance(config))
-            if watchesChanged {
-                watcher = nil
-                try startWatching()
-            }
+            store = freshStore
+            job = freshJob
+            if watchesChanged { try startWatching() }
             log.log(.notice, "pdftrapper: reloaded \(configPath): \(config.rules.count) rules")
         } catch let error as ConfigLoader.Failure {
             log.log(.error, "pdftrapper: reload refused, keeping the running config:")
@@ -154,6 +169,12 @@ public final class InboxDaemon {
             notifier.notify("STATUS=\(statusLine)")
             lastStatusNotice = Date()
         }
+    }
+
+    /// Repairs and roll-backs the engine did while it worked.
+    private func reportStoreLog() {
+        for line in store.log { log.log(.warning, "pdftrapper: \(line)") }
+        store.log.removeAll()
     }
 
     /// Inputs whose job hit a temporary problem wait among the claims; try them again now and then.

@@ -90,8 +90,11 @@ import TrapperCore
         #expect(setup.take("kept/c.jpg") == nil, "a kept original is not a new job when seen again")
 
         for name in ["Receipts", "Gone", "Kept"] { try PDFReaders.requireAllAgree(library + "/\(name).pdf", pages: 1) }
-        let claims = try FileManager.default.subpathsOfDirectory(atPath: setup.job.claims).filter { !$0.hasSuffix("/") }
-        #expect(claims.allSatisfy { !$0.contains(".") }, "nothing left among the claims: \(claims)")
+        let claims = try FileManager.default.subpathsOfDirectory(atPath: setup.job.claims).filter {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: setup.job.claims + "/" + $0, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+        #expect(claims.isEmpty, "nothing left among the claims: \(claims)")
     }
 
     @Test func inputsArrivingTogetherForOneTargetBecomeOneRevision() throws {
@@ -223,5 +226,51 @@ import TrapperCore
         try PDFReaders.requireAllAgree(setup.config.library.root + "/Receipts.pdf", pages: 2)
         #expect(setup.exists(setup.config.inbox.archive + "/done-again.jpg"))
         #expect(setup.exists(setup.config.inbox.archive + "/pending.jpg"))
+    }
+}
+
+/// Findings of a review, each a scenario that once lost or doubled an input.
+@Suite struct InboxJobEdgeTests {
+    typealias Setup = InboxJobTests.Setup
+
+    @Test func twoNewFilesArrivingTogetherGetTwoNames() throws {
+        let setup = try Setup(rules: "[[rule]]\nname = \"new\"\ntarget = \"Scan.pdf\"\nmode = \"new\"\n")
+        let arrivals = try ["a.jpg", "b.jpg"].enumerated().map { index, name in
+            InboxJob.Arrival(path: try setup.drop(name, width: 150 + index), relativePath: name, isRegularFile: true)
+        }
+        let outcomes = setup.job.take(arrivals)
+        #expect(Set(outcomes.compactMap(\.target)).count == 2, "\(outcomes.map(\.target))")
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/Scan.pdf", pages: 1)
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/Scan-2.pdf", pages: 1)
+    }
+
+    @Test func aDeletedTargetNoLongerCountsItsInputs() throws {
+        let setup = try Setup(rules: InboxJobTests.simple)
+        let first = try setup.drop("gone/a.jpg")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: first))
+        #expect(setup.take("gone/a.jpg")?.result == .ingested)
+        try FileManager.default.removeItem(atPath: setup.config.library.root + "/Gone.pdf")
+        try bytes.write(to: URL(fileURLWithPath: setup.config.inbox.path + "/gone/again.jpg"))
+        #expect(setup.take("gone/again.jpg")?.result == .ingested, "not skipped as a duplicate of a deleted file")
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/Gone.pdf", pages: 1)
+    }
+
+    @Test func aRecoveredClaimGoesToTheTargetWrittenDownForIt() throws {
+        // A `new` rule: routed again after a crash, the input would get a fresh name and go in twice.
+        let setup = try Setup(rules: "[[rule]]\nname = \"new\"\ntarget = \"Scan.pdf\"\nmode = \"new\"\n")
+        _ = try setup.drop("a.jpg")
+        #expect(setup.take("a.jpg")?.result == .ingested)
+        // As if the process died after the revision and before the archive: the input is back among
+        // the claims, with the target that was written down for it.
+        let archived = setup.config.inbox.archive
+        let name = try #require(FileManager.default.enumerator(atPath: archived)?.allObjects.compactMap { $0 as? String }
+            .first { $0.hasSuffix("a.jpg") })
+        try FileManager.default.moveItem(atPath: archived + "/" + name, toPath: setup.job.claims + "/a.jpg")
+        try FileManager.default.createDirectory(atPath: setup.job.claims + "/.targets", withIntermediateDirectories: true)
+        try "\(setup.config.library.root)/Scan.pdf\na.jpg\n".write(toFile: setup.job.claims + "/.targets/x.txt",
+                                                                   atomically: true, encoding: .utf8)
+        var restarted = InboxJob(config: setup.config, store: setup.store, instance: "test")
+        #expect(restarted.recoverClaims().map(\.result) == [.duplicate])
+        #expect(!setup.exists(setup.config.library.root + "/Scan-2.pdf"))
     }
 }

@@ -20,11 +20,11 @@ public enum Ingest {
             for input in inputs {
                 for index in 0..<input.pageCount {
                     let reference = writer.reserve()
-                    let page = try input.writePage(index, as: reference, into: &writer)
+                    let page = try blamingInput(input) { try input.writePage(index, as: reference, into: &writer) }
                     try PDFPageTree.writePage(page, as: reference, parent: parent, rootDefaults: rootDictionary, into: &writer)
                     pages.append(reference)
                 }
-                if let form = try input.writeForm(into: &writer) { forms.append(form) }
+                if let form = try blamingInput(input, { try input.writeForm(into: &writer) }) { forms.append(form) }
             }
             if let reader {
                 try PDFPageTree.attach(pages, at: position, root: parent, dictionary: rootDictionary, reader: reader, into: &writer)
@@ -40,6 +40,22 @@ public enum Ingest {
             return RevisionRecord(operation: .ingest, date: date, base: 0, pagesAdded: pages.count, position: position,
                                   inputs: inputs.map { .init(name: $0.name, sha256: $0.sha256, pages: $0.pageCount) },
                                   note: note)
+        }
+    }
+
+    /// An input that fails while its pages are written is named, so that it alone is refused; the
+    /// target's own I/O errors pass as they are.
+    private static func blamingInput<T>(_ input: any InputDocument, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as EngineError {
+            throw error
+        } catch let error as Durable.Failure {
+            throw EngineError.io(error)
+        } catch let error as CocoaError {
+            throw TargetStore.engineError(error)
+        } catch {
+            throw EngineError.badInput(name: input.name, reason: "\(error)")
         }
     }
 

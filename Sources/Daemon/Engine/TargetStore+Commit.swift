@@ -17,14 +17,20 @@ extension TargetStore {
         public var repairNote: String?
     }
 
+    /// SHA-256s (hex) of the inputs whose pages are in the target, as far as PDFTrapper knows: none
+    /// when the file is gone or another program changed it since PDFTrapper's last write (its pages
+    /// may no longer be there, and skipping an input as a duplicate would lose it).
+    public func ingestedInputs(of target: String) -> Set<String> {
+        let targetState = TargetState.load(statePath(StateDirectory.key(for: target)), target: target)
+        guard let last = targetState.lastWrite, let length = fileLength(target), length == last.end,
+              (try? TargetState.Span.read(target, base: last.base, end: length)) == last else { return [] }
+        return targetState.inputs ?? []
+    }
+
     /// Writes one revision. `build` writes its objects through the writer: for an existing target it
     /// gets the target's tail reader; for a new one nil, and must set `writer.root`. It returns the
     /// record kept in the trailer (its `base` is filled in here). Anything `build` throws leaves the
-    /// target as it was.
-    /// SHA-256s (hex) of the inputs whose pages are in the target, as far as PDFTrapper knows.
-    public func ingestedInputs(of target: String) -> Set<String> {
-        TargetState.load(statePath(StateDirectory.key(for: target)), target: target).inputs ?? []
-    }
+    /// target as it was; a failure to write the target or the state is `EngineError.io`.
 
     public func commit(target: String, build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
         throws -> Committed
@@ -54,6 +60,7 @@ extension TargetStore {
         let base = reader.tail.fileLength
         try writeJournal(JournalRecord(kind: .append, target: target, oldLength: base), key)
         CrashPoint.afterJournal.hit()
+        var remembered = false
         do {
             guard let handle = FileHandle(forWritingAtPath: target) else {
                 throw EngineError.unreadable(target: target, reason: "cannot be opened for writing")
@@ -68,14 +75,28 @@ extension TargetStore {
             CrashPoint.afterSync.hit()
             let end = base + writer.bytesWritten
             try remember(key, target, TargetState.Span.read(target, base: base, end: end), record)
+            remembered = true
             CrashPoint.afterState.hit()
             try clearJournal(key)
             return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: repairNote)
         } catch {
-            // Nothing of a failed revision stays: cut back to the old length, then forget the journal.
-            try? Durable.truncate(target, to: base)
-            try? clearJournal(key)
-            throw error
+            // Once the state says the revision is there, it stays (recovery clears the journal).
+            // Before that nothing of it may stay: cut back, and forget the journal only if that worked.
+            if !remembered, (try? Durable.truncate(target, to: base)) != nil { try? clearJournal(key) }
+            throw Self.engineError(error)
+        }
+    }
+
+    /// Errors from writing the target or the state are I/O (worth a retry); an input's own failure
+    /// (`badInput`) and the engine's refusals pass as they are.
+    static func engineError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as EngineError: error
+        case let error as Durable.Failure: EngineError.io(error)
+        case let error as CocoaError:
+            EngineError.io(Durable.Failure(step: "write", path: error.filePath ?? "",
+                                           code: Int32((error.underlying as? POSIXError)?.code.rawValue ?? EIO)))
+        default: error
         }
     }
 
@@ -87,6 +108,7 @@ extension TargetStore {
         do { try Durable.makeFolder(folder) } catch { throw EngineError.io(error) }
         try writeJournal(JournalRecord(kind: .create, target: target, oldLength: 0, temporary: temporary), key)
         CrashPoint.afterJournal.hit()
+        var linked = false, remembered = false
         do {
             guard FileManager.default.createFile(atPath: temporary, contents: nil),
                   let handle = FileHandle(forWritingAtPath: temporary) else {
@@ -104,16 +126,20 @@ extension TargetStore {
             guard link(temporary, target) == 0 else {
                 throw EngineError.io(Durable.Failure(step: "link", path: target, code: errno))
             }
+            linked = true
             try Durable.remove(temporary)
             CrashPoint.afterRename.hit()
             try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record)
+            remembered = true
             CrashPoint.afterState.hit()
             try clearJournal(key)
             return Committed(target: target, record: record, base: 0, end: writer.bytesWritten, created: true, repairNote: nil)
         } catch {
             try? Durable.remove(temporary)
-            try? clearJournal(key)
-            throw error
+            // A target this revision created goes again unless the state already counts it.
+            let undone = remembered || !linked || (try? Durable.remove(target)) != nil
+            if !remembered, undone { try? clearJournal(key) }
+            throw Self.engineError(error)
         }
     }
 

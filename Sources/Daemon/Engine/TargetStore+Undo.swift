@@ -65,6 +65,14 @@ extension TargetStore {
             throw .refused(target: target, reason: "changed since the undo (\(length) bytes, expected \(undone.span.base)); "
                            + "redo would not put back the same document")
         }
+        var remembered = false
+        defer {
+            // A redo that failed part-way leaves nothing behind.
+            if !remembered, fileLength(target).map({ $0 > length }) == true,
+               (try? Durable.truncate(target, to: length)) != nil {
+                try? clearJournal(key)
+            }
+        }
         do {
             try writeJournal(JournalRecord(kind: .append, target: target, oldLength: length), key)
             try appendFile(undone.tailFile, to: target)
@@ -82,6 +90,7 @@ extension TargetStore {
             targetState.lastWrite = span
             targetState.add(record)
             try targetState.save(statePath(key))
+            remembered = true
             try FileManager.default.removeItem(atPath: undone.tailFile)
             try clearJournal(key)
             return record
@@ -149,7 +158,13 @@ extension TargetStore {
         do { result = try rewrite(target) } catch { throw .damaged(target: target, reason: "\(error)") }
         let old = TargetState.load(statePath(key), target: target)
         for undone in old.redo { try? FileManager.default.removeItem(atPath: undone.tailFile) }
-        do { try TargetState(target: target).save(statePath(key)) } catch { throw .io(error) }
+        // The pages are all still there, so are their inputs; only the revisions are gone.
+        var fresh = TargetState(target: target)
+        fresh.inputs = old.inputs
+        if let length = fileLength(target) {
+            fresh.lastWrite = try? TargetState.Span.read(target, base: 0, end: length)
+        }
+        do { try fresh.save(statePath(key)) } catch { throw .io(error) }
         return result
     }
 }

@@ -68,7 +68,7 @@ public final class TargetStore {
             switch record.kind {
             case .append:
                 let finished = targetState.lastWrite.map { $0.base == record.oldLength && $0.end == length } ?? false
-                if !finished, let length, length != record.oldLength {
+                if !finished, let length, length > record.oldLength {
                     try Durable.truncate(target, to: record.oldLength)
                     log.append("\(target): rolled back an unfinished revision (\(length - record.oldLength) bytes)")
                 }

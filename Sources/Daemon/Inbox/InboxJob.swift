@@ -19,6 +19,8 @@ public struct InboxJob {
     var batches: [String: (target: String, last: Date)] = [:]
     /// Inputs left alone (no rule, or kept), by path, size and mtime, so each is reported once.
     var leftAlone: Set<String> = []
+    /// New files chosen for inputs not yet written, so that two inputs never pick the same free name.
+    var reserved: Set<String> = []
 
     public static let claimsFolderName = ".pdftrapper-claims"
 
@@ -53,6 +55,12 @@ public struct InboxJob {
     /// Inputs that go to the same target in the same way become one revision, up to this many.
     static let revisionLimit = 64
 
+    /// What a reload keeps: the open batches and the inputs already reported and left alone.
+    public mutating func carryOver(from previous: InboxJob) {
+        batches = previous.batches
+        leftAlone = previous.leftAlone
+    }
+
     /// Handles one entry the watcher found in the inbox.
     public mutating func take(_ path: String, relativePath: String, isRegularFile: Bool, now: Date = Date()) -> JobOutcome? {
         take([Arrival(path: path, relativePath: relativePath, isRegularFile: isRegularFile)], now: now).first
@@ -63,6 +71,7 @@ public struct InboxJob {
     public mutating func take(_ arrivals: [Arrival], now: Date = Date()) -> [JobOutcome] {
         var outcomes: [JobOutcome] = []
         var claimed: [Claimed] = []
+        reserved = []
         for arrival in arrivals {
             switch claim(arrival, now: now) {
             case .claimed(let input): claimed.append(input)
@@ -94,7 +103,7 @@ public struct InboxJob {
         }
         let head = (try? PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)) ?? []
         let input = RouteInput(relativePath: relativePath, bytes: Int64(status.st_size), kind: FileKind.sniff(head), date: now)
-        guard let plan = router.plan(for: input, exists: { FileManager.default.fileExists(atPath: $0) }) else {
+        guard let plan = route(input) else {
             leftAlone.insert(identity)
             return .done(JobOutcome(input: relativePath, result: .noRule, date: now))
         }
@@ -112,19 +121,68 @@ public struct InboxJob {
         return .claimed(Claimed(path: claimed, relativePath: relativePath, plan: plan))
     }
 
-    /// Inputs a previous run claimed and did not finish: taken again, with duplicates always
-    /// skipped (the previous run may have ingested them just before it stopped).
+    /// The plan for an input; a new file's name counts as taken from the moment it is chosen.
+    private mutating func route(_ input: RouteInput) -> RoutePlan? {
+        let taken = reserved
+        let plan = router.plan(for: input) { taken.contains($0) || FileManager.default.fileExists(atPath: $0) }
+        if let plan, plan.mode == .new || plan.mode == .batch { reserved.insert(plan.targetPath) }
+        return plan
+    }
+
+    /// The plan for an input whose target was chosen (and written down) before a crash.
+    private func pinned(_ input: RouteInput, to target: String) -> RoutePlan? {
+        guard var plan = router.plan(for: input, exists: { _ in false }) else { return nil }
+        plan.targetPath = target
+        if plan.mode == .new || plan.mode == .batch { plan.mode = .append }
+        return plan
+    }
+
+    /// Where the targets of claimed inputs are written down before their revision: a crash after
+    /// the revision but before the original is archived must not send the input somewhere new on
+    /// recovery (a new `{seq}` name, another `{date}`), where the duplicate check would miss it.
+    var manifestFolder: String { claims + "/" + Self.manifestFolderName }
+    static let manifestFolderName = ".targets"
+
+    private func writeManifest(_ group: [Claimed], target: String) -> String? {
+        let file = manifestFolder + "/" + UUID().uuidString + ".txt"
+        let lines = ([target] + group.map(\.relativePath)).joined(separator: "\n") + "\n"
+        do {
+            try Durable.makeFolder(manifestFolder)
+            try Durable.replace(file, with: Data(lines.utf8))
+            return file
+        } catch {
+            return nil
+        }
+    }
+
+    /// Relative path of a claimed input → the target written down for it.
+    private var manifests: [String: String] {
+        var pinned: [String: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] {
+            guard let text = try? String(contentsOfFile: manifestFolder + "/" + name, encoding: .utf8) else { continue }
+            let lines = text.split(separator: "\n").map(String.init)
+            for input in lines.dropFirst() { pinned[input] = lines.first }
+        }
+        return pinned
+    }
+
+    /// Inputs a previous run claimed and did not finish: taken again, to the target written down
+    /// for them if there is one, with duplicates always skipped (the previous run may have ingested
+    /// them just before it stopped).
     public mutating func recoverClaims(now: Date = Date()) -> [JobOutcome] {
         guard let found = FileManager.default.enumerator(atPath: claims) else { return [] }
         var outcomes: [JobOutcome] = []
         var claimed: [Claimed] = []
+        let manifests = self.manifests
+        reserved = []
         for case let relativePath as String in found {
+            guard !relativePath.hasPrefix(Self.manifestFolderName) else { continue }
             let path = claims + "/" + relativePath
             var status = stat()
             guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { continue }
             let head = (try? PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)) ?? []
             let input = RouteInput(relativePath: relativePath, bytes: Int64(status.st_size), kind: FileKind.sniff(head), date: now)
-            guard let plan = router.plan(for: input, exists: { FileManager.default.fileExists(atPath: $0) }) else {
+            guard let plan = manifests[relativePath].map({ pinned(input, to: $0) }) ?? route(input) else {
                 // The config changed since: back to the inbox, where the rules will find it (or not).
                 _ = try? FolderMoves.move(path, to: config.inbox.path + "/" + relativePath)
                 outcomes.append(JobOutcome(input: relativePath, result: .noRule, date: now))
@@ -132,7 +190,12 @@ public struct InboxJob {
             }
             claimed.append(Claimed(path: path, relativePath: relativePath, plan: plan))
         }
-        return outcomes + process(claimed, recovering: true, now: now)
+        outcomes += process(claimed, recovering: true, now: now)
+        // What is written down is used up: every input it named is finished or back in the inbox.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] {
+            try? FileManager.default.removeItem(atPath: manifestFolder + "/" + name)
+        }
+        return outcomes
     }
 
     /// Claimed inputs, in order, grouped into revisions: consecutive inputs for the same target and
@@ -192,6 +255,8 @@ public struct InboxJob {
                 outcomes.append(quarantine(input.path, input.relativePath, plan.rule, reason: error.description))
             }
         }
+        let manifest = ready.isEmpty ? nil : writeManifest(ready.map(\.input), target: target)
+        defer { if let manifest { try? FileManager.default.removeItem(atPath: manifest) } }
         while !ready.isEmpty {
             do {
                 let committed = try Ingest.run(ready.map(\.document), into: target, at: plan.mode == .prepend ? .front : .end,
@@ -233,20 +298,27 @@ public struct InboxJob {
     }
 
     /// Archive or delete the original once its pages are durable (keep is handled by the caller).
+    /// An original that cannot be archived or deleted must still leave the claims (recovery would
+    /// take it again): it goes to quarantine, its note saying where its pages went.
     private func dispose(_ claimed: String, _ relativePath: String, _ plan: RoutePlan, outcome: inout JobOutcome) -> JobOutcome {
+        var failure: String?
         switch plan.original {
         case .archive:
-            guard let archive = plan.archivePath, PathSafety.isInside(archive, root: config.inbox.archive) else {
-                outcome.reason = "not archived: the archive path would be outside \(config.inbox.archive)"
-                return outcome
-            }
-            do { _ = try FolderMoves.move(claimed, to: archive) } catch {
-                outcome.reason = "ingested, but archiving failed: \(error)"
+            if let archive = plan.archivePath, PathSafety.isInside(archive, root: config.inbox.archive) {
+                do { _ = try FolderMoves.move(claimed, to: archive) } catch { failure = "archiving failed: \(error)" }
+            } else {
+                failure = "the archive path would be outside \(config.inbox.archive)"
             }
         case .delete:
-            do { try Durable.remove(claimed) } catch { outcome.reason = "ingested, but deleting failed: \(error)" }
+            do { try Durable.remove(claimed) } catch { failure = "deleting failed: \(error)" }
         case .keep:
             break
+        }
+        if let failure {
+            let where_ = outcome.target.map { "its pages are in \($0)" } ?? "its pages are in the target"
+            _ = try? Quarantine(folder: config.inbox.quarantine).put(claimed, relativePath: relativePath,
+                                                                     reason: "\(where_); \(failure)", rule: plan.rule)
+            outcome.reason = failure
         }
         return outcome
     }
