@@ -24,13 +24,14 @@ enum CompactCommand: Command {
         case .failure(let code): return code
         case .success(let opened): (target, store) = opened
         }
-        let before = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue ?? 0
+        func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue ?? 0 }
+        let before = size()
         do {
             let warnings = try store.rewriteWhole(target: target) { path in
                 try PDFRewriter.compact(path: path, linearize: arguments.has("--linearize"))
             }
             warnings.forEach { context.err("pdftrapper compact: qpdf: \($0)") }
-            let after = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue ?? 0
+            let after = size()
             context.out("\(arguments.positionals[0]): compacted, \(before) -> \(after) bytes; its history starts anew "
                         + "(earlier revisions can no longer be undone)")
             return .ok

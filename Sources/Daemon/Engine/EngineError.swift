@@ -26,6 +26,16 @@ public enum EngineError: Error, CustomStringConvertible {
         }
     }
 
+    /// Any error from work on `target` as an EngineError: the engine's own pass as they are, file
+    /// system failures are I/O, anything else means the target could not be read.
+    static func from(_ error: any Error, target: String) -> EngineError {
+        switch error {
+        case let error as EngineError: error
+        case let error as Durable.Failure: .io(error)
+        default: .unreadable(target: target, reason: "\(error)")
+        }
+    }
+
     public var exitCode: ExitCode {
         switch self {
         case .encrypted, .damaged, .badInput: .dataError

@@ -94,12 +94,8 @@ extension TargetStore {
             try FileManager.default.removeItem(atPath: undone.tailFile)
             try clearJournal(key)
             return record
-        } catch let error as EngineError {
-            throw error
-        } catch let error as Durable.Failure {
-            throw .io(error)
         } catch {
-            throw .unreadable(target: target, reason: "\(error)")
+            throw .from(error, target: target)
         }
     }
 
@@ -114,32 +110,30 @@ extension TargetStore {
     }
 
     private func saveTail(_ target: String, from base: Int, to end: Int, into path: String) throws {
-        let source = try PDFFileSource(path: target)
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw EngineError.io(Durable.Failure(step: "create", path: path, code: EIO))
         }
         defer { try? handle.close() }
-        var offset = base
-        while offset < end {
-            let chunk = try source.read(offset: offset, count: min(1 << 20, end - offset))
-            guard !chunk.isEmpty else { break }
-            try handle.write(contentsOf: chunk)
-            offset += chunk.count
-        }
-        try handle.synchronize()
+        try Self.copy(PDFFileSource(path: target), from: base, to: end, into: handle)
         try Durable.syncFolder(state.targets)
     }
 
     private func appendFile(_ path: String, to target: String) throws {
-        let source = try PDFFileSource(path: path)
         guard let handle = FileHandle(forWritingAtPath: target) else {
             throw EngineError.unreadable(target: target, reason: "cannot be opened for writing")
         }
         defer { try? handle.close() }
         try handle.seekToEnd()
-        var offset = 0
-        while offset < source.length {
-            let chunk = try source.read(offset: offset, count: 1 << 20)
+        let source = try PDFFileSource(path: path)
+        try Self.copy(source, from: 0, to: source.length, into: handle)
+    }
+
+    /// Bytes `base..<end` of `source` written at `handle`'s position, a megabyte at a time, then fsynced.
+    private static func copy(_ source: PDFFileSource, from base: Int, to end: Int, into handle: FileHandle) throws {
+        var offset = base
+        while offset < end {
+            let chunk = try source.read(offset: offset, count: min(1 << 20, end - offset))
+            guard !chunk.isEmpty else { break }
             try handle.write(contentsOf: chunk)
             offset += chunk.count
         }

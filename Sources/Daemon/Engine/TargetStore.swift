@@ -93,12 +93,8 @@ public final class TargetStore {
                 }
             }
             try clearJournal(key)
-        } catch let error as EngineError {
-            throw error
-        } catch let error as Durable.Failure {
-            throw .io(error)
         } catch {
-            throw .unreadable(target: target, reason: "\(error)")
+            throw .from(error, target: target)
         }
     }
 

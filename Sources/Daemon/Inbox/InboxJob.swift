@@ -96,13 +96,12 @@ public struct InboxJob {
         guard !relativePath.hasPrefix(Self.claimsFolderName) else { return .nothing }
         var status = stat()
         guard lstat(path, &status) == 0 else { return .nothing }
-        let identity = "\(path)|\(status.st_ino)|\(status.st_size)|\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+        let identity = Self.identity(path, status)
         if leftAlone.contains(identity) { return .nothing }
         guard arrival.isRegularFile, status.st_mode & S_IFMT == S_IFREG else {
             return .done(quarantineUnclaimed(path, relativePath, reason: Self.describe(status.st_mode)))
         }
-        let head = (try? PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)) ?? []
-        let input = RouteInput(relativePath: relativePath, bytes: Int64(status.st_size), kind: FileKind.sniff(head), date: now)
+        let input = Self.routeInput(path, relativePath, status, now)
         guard let plan = route(input) else {
             leftAlone.insert(identity)
             return .done(JobOutcome(input: relativePath, result: .noRule, date: now))
@@ -180,8 +179,7 @@ public struct InboxJob {
             let path = claims + "/" + relativePath
             var status = stat()
             guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { continue }
-            let head = (try? PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)) ?? []
-            let input = RouteInput(relativePath: relativePath, bytes: Int64(status.st_size), kind: FileKind.sniff(head), date: now)
+            let input = Self.routeInput(path, relativePath, status, now)
             guard let plan = manifests[relativePath].map({ pinned(input, to: $0) }) ?? route(input) else {
                 // The config changed since: back to the inbox, where the rules will find it (or not).
                 _ = try? FolderMoves.move(path, to: config.inbox.path + "/" + relativePath)
@@ -329,7 +327,7 @@ public struct InboxJob {
         guard let placed = try? FolderMoves.move(claimed, to: back) else { return outcome }
         var status = stat()
         if lstat(placed, &status) == 0 {
-            leftAlone.insert("\(placed)|\(status.st_ino)|\(status.st_size)|\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)")
+            leftAlone.insert(Self.identity(placed, status))
         }
         return outcome
     }
@@ -356,6 +354,17 @@ public struct InboxJob {
                               reason: String(cString: strerror(errno)))
         }
         return quarantine(claimed, relativePath, nil, reason: reason)
+    }
+
+    /// A file as it is now (path, inode, size, mtime): seen again unchanged, it is no new job.
+    static func identity(_ path: String, _ status: stat) -> String {
+        "\(path)|\(status.st_ino)|\(status.st_size)|\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+    }
+
+    /// What routing needs of a file: its place, size and kind by its first bytes.
+    static func routeInput(_ path: String, _ relativePath: String, _ status: stat, _ now: Date) -> RouteInput {
+        let head = (try? PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)) ?? []
+        return RouteInput(relativePath: relativePath, bytes: Int64(status.st_size), kind: FileKind.sniff(head), date: now)
     }
 
     static func describe(_ mode: mode_t) -> String {
