@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
 
-        .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging"]),
+        .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning"]),
 
         // Test helpers every test target shares: the independent PDF readers, the corpus, processes.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

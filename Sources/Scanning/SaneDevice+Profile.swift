@@ -57,3 +57,40 @@ extension SaneDevice {
             ?? choices.first { choice in words.contains { choice.lowercased().contains($0) } }
     }
 }
+
+/// What a device settled on for a profile: the names it uses and the numbers after its rounding.
+public struct AppliedProfile: Sendable, Equatable {
+    public var source: String?
+    public var mode: String
+    public var resolution: Double
+    public var widthMM: Double
+    public var heightMM: Double
+}
+
+extension SaneDevice {
+    /// Sets everything a profile asks for, in the order devices need: the source first (it can
+    /// change the area's range), then mode, resolution, the area from the top-left corner, then
+    /// the options passed through by name (numbers go in as the option's own type, so fixed-point
+    /// options are set as fixed-point). A device without a source option scans from what it has.
+    @discardableResult
+    public func apply(_ profile: ScanProfile) throws(ScanError) -> AppliedProfile {
+        let source: String? = sources.isEmpty && profile.source == .flatbed ? nil : try setSource(profile.source)
+        let mode = try setColorMode(profile.colorMode)
+        let resolution = try setResolution(Double(profile.resolution))
+        let area = try setArea(widthMM: profile.pageSize.width, heightMM: profile.pageSize.height)
+        for (name, value) in profile.options {
+            try set(name, Self.optionValue(value))
+        }
+        return AppliedProfile(source: source, mode: mode, resolution: resolution, widthMM: area.width, heightMM: area.height)
+    }
+
+    static func optionValue(_ value: TOMLValue) -> OptionValue {
+        switch value {
+        case .boolean(let flag): .bool(flag)
+        case .integer(let number): .int(Int(number))
+        case .float(let number): .fixed(number)
+        case .string(let text): .string(text)
+        default: .string("\(value)")
+        }
+    }
+}

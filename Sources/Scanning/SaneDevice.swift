@@ -44,7 +44,7 @@ public final class SaneDevice {
         case .string:
             var buffer = [CChar](repeating: 0, count: max(info.size, 1) + 1)
             try control(info, SANE_ACTION_GET_VALUE, &buffer, "get \(name)")
-            return .string(String(cString: buffer))
+            return .string(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         case .bool, .int, .fixed:
             var words = [SANE_Word](repeating: 0, count: info.count)
             try control(info, SANE_ACTION_GET_VALUE, &words, "get \(name)")

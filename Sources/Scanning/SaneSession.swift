@@ -1,5 +1,6 @@
 import CSane
 import Synchronization
+import TrapperCore
 
 /// One `sane_init` … `sane_exit` span. SANE keeps its state in globals, so a process holds at most one
 /// session at a time; a second `SaneSession()` while one lives throws `.sessionAlreadyOpen`.
@@ -69,4 +70,22 @@ public struct DeviceInfo: Sendable, Equatable {
 /// A C string copied into Swift at once; nil reads as "".
 func string(_ pointer: UnsafePointer<CChar>?) -> String {
     pointer.map { String(cString: $0) } ?? ""
+}
+
+extension SaneSession {
+    /// The device a profile or `[[scanner]]` names: nil takes the first device found; a name with
+    /// `*`, `?` or `[` is a pattern matched against the device list (first match); a plain name is
+    /// opened directly, as SANE names need not be listed to open (network scanners).
+    public func open(matching pattern: String?) throws(ScanError) -> SaneDevice {
+        guard let pattern, !pattern.isEmpty else {
+            guard let first = try devices().first else { throw .noDevice(pattern: "any") }
+            return try open(first.name)
+        }
+        guard pattern.contains(where: { "*?[".contains($0) }) else { return try open(pattern) }
+        let glob = Glob(pattern)
+        guard let found = try devices().first(where: { glob.matches(name: $0.name) }) else {
+            throw .noDevice(pattern: pattern)
+        }
+        return try open(found.name)
+    }
 }

@@ -15,6 +15,8 @@ public enum ScanError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidValue(option: String, reason: String)
     /// A frame this adapter cannot turn into a page, with the reason.
     case unsupportedFrame(String)
+    /// No device in the list matches (unplugged, switched off, or a pattern that fits none).
+    case noDevice(pattern: String)
 
     /// The SANE status behind the error, if it came from a SANE call.
     public var status: SaneStatus? {
@@ -31,6 +33,7 @@ public enum ScanError: Error, Sendable, Equatable, CustomStringConvertible {
         case .optionNotReadable(let name): "option \(name): cannot be read by software"
         case .invalidValue(let option, let reason): "option \(option): \(reason)"
         case .unsupportedFrame(let reason): "sane_read: \(reason)"
+        case .noDevice(let pattern): "no scanner matches \"\(pattern)\" (see `pdftrapper devices`)"
         }
     }
 }

@@ -9,7 +9,7 @@ enum CLI {
 
     /// Only commands that work are listed here.
     static let commands: [any Command.Type] = [
-        RunCommand.self, StatusCommand.self, IngestCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self, CompactCommand.self, RecoverCommand.self,
+        RunCommand.self, StatusCommand.self, IngestCommand.self, ScanCommand.self, DevicesCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self, CompactCommand.self, RecoverCommand.self,
         CheckConfigCommand.self, ExplainCommand.self,
     ]
 
@@ -71,7 +71,7 @@ enum CLI {
           help COMMAND  Show what a command does and its options.
           --version     Show the version and the libraries in use.
 
-        Exit codes follow sysexits(3): 64 usage, 65 bad input data, 66 no input, 73 cannot create,
+        Exit codes follow sysexits(3): 64 usage, 65 bad input data, 66 no input, 69 no scanner, 73 cannot create,
         74 I/O error, 75 temporary failure (try again), 78 configuration error.
         """
     }

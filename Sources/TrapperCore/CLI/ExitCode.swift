@@ -8,6 +8,8 @@ public enum ExitCode: Int32, Error, Sendable {
     case usage = 64
     case dataError = 65
     case noInput = 66
+    /// A service the command needs is not there now (no scanner attached).
+    case unavailable = 69
     case cantCreate = 73
     case ioError = 74
     case temporaryFailure = 75

@@ -35,6 +35,17 @@ public struct RoutePlan: Sendable, Equatable {
     public var original: OriginalDisposition
     /// Where the original goes when archived; nil otherwise.
     public var archivePath: String?
+
+    public init(rule: String, ruleNumber: Int, target: String, targetPath: String, mode: IngestMode,
+                original: OriginalDisposition, archivePath: String?) {
+        self.rule = rule
+        self.ruleNumber = ruleNumber
+        self.target = target
+        self.targetPath = targetPath
+        self.mode = mode
+        self.original = original
+        self.archivePath = archivePath
+    }
 }
 
 /// Rules in order; the first that matches decides. Pure: the file system is asked only whether a

@@ -1,0 +1,139 @@
+import Foundation
+import PDFAccess
+import TrapperCore
+
+/// Takes finished scan batches from the spool into their targets, each as one revision: the
+/// daemon after a button press, `pdftrapper scan`, and both at start for what an earlier run left.
+public struct ScanCommit {
+    public let config: Config
+    let store: TargetStore
+    let inputs = InputFiles()
+
+    public init(config: Config, store: TargetStore) {
+        self.config = config
+        self.store = store
+    }
+
+    /// Routes a complete batch (its target is written down first), appends its pages as one
+    /// revision and removes it from the spool. An I/O problem leaves it in the spool for a later
+    /// try (`retryLater`); anything else sends its pages to quarantine with the reason.
+    public func commit(_ batch: ScanSpool.Batch, now: Date = Date()) -> JobOutcome {
+        let manifest = batch.manifest
+        let label = manifest.name
+        guard !manifest.pages.isEmpty else {
+            try? batch.remove()
+            return JobOutcome(input: label, result: .quarantined, reason: "no pages", date: now)
+        }
+        let recovering = manifest.target != nil
+        if manifest.target == nil {
+            guard let plan = plan(manifest, firstPage: batch.pagePaths[0]) else {
+                return quarantine(batch, rule: nil, reason: "no rule takes scans (add a rule with source = \"scanner\", "
+                                  + "or a target to profile \"\(manifest.profile)\")")
+            }
+            do {
+                try batch.pin(target: plan.targetPath, prepend: plan.mode == .prepend, rule: plan.rule)
+            } catch {
+                return JobOutcome(input: label, result: .retryLater, rule: plan.rule, reason: "\(error)", date: now)
+            }
+        }
+        let target = batch.manifest.target!
+        let rule = batch.manifest.rule
+        let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
+        if manifest.targetOverride == nil,
+           !PathSafety.isInside(target, root: config.library.root) || PathSafety.isInside(target, root: engineFolder) {
+            return quarantine(batch, rule: rule, reason: "target \(target) would be outside the library \(config.library.root)")
+        }
+        let note = "\(label): profile \(manifest.profile) on \(manifest.device)" + (manifest.button.map { ", button \($0)" } ?? "")
+        if recovering, alreadyIn(target, note: note) {
+            try? batch.remove()
+            return JobOutcome(input: label, result: .duplicate, rule: rule, target: target, pages: manifest.pages.count, date: now)
+        }
+        do {
+            let documents = try batch.pagePaths.map { path throws(EngineError) in try inputs.open(path) }
+            let committed = try Ingest.run(documents, into: target, at: batch.manifest.prepend ? .front : .end,
+                                           store: store, note: note, date: now)
+            try? batch.remove()
+            return JobOutcome(input: label, result: .ingested, rule: rule, target: target,
+                              pages: committed.record.pagesAdded, revision: committed.end, date: now)
+        } catch let error as EngineError {
+            if case .io = error {
+                return JobOutcome(input: label, result: .retryLater, rule: rule, target: target, reason: error.description, date: now)
+            }
+            return quarantine(batch, rule: rule, reason: error.description)
+        } catch {
+            return quarantine(batch, rule: rule, reason: "\(error)")
+        }
+    }
+
+    /// What earlier runs left in the spool: finished batches go in (once: a batch whose revision
+    /// is already in its target is only removed); batches whose scan was cut short, and folders
+    /// that are not batches, go to quarantine whole, never half into a target.
+    public func recover(_ spool: ScanSpool, now: Date = Date()) -> [JobOutcome] {
+        spool.leftOver().map { folder, batch in
+            guard let batch else {
+                let name = (folder as NSString).lastPathComponent
+                let reason = "scan batch \(name) has no readable batch.json"
+                quarantineFolder(folder, name: name, rule: nil, reason: reason)
+                return JobOutcome(input: name, result: .quarantined, reason: reason, date: now)
+            }
+            guard batch.manifest.complete else {
+                let count = batch.manifest.pages.count
+                return quarantine(batch, rule: nil, reason: "the scan stopped before the feeder was empty (\(count) page"
+                                  + "\(count == 1 ? "" : "s") of profile \(batch.manifest.profile)); not added to any file")
+            }
+            return commit(batch, now: now)
+        }
+    }
+
+    /// The plan for a batch: `--to`, else the profile's own target, else the rules, which see a
+    /// scan as `scan-ID.EXT` from source "scanner" with its button and profile.
+    func plan(_ manifest: ScanSpool.Manifest, firstPage: String) -> RoutePlan? {
+        if let override = manifest.targetOverride {
+            return RoutePlan(rule: "--to", ruleNumber: 0, target: override, targetPath: override, mode: .append,
+                             original: .delete, archivePath: nil)
+        }
+        let head = (try? PDFFileSource(path: firstPage).read(offset: 0, count: FileKind.sniffLength)) ?? []
+        let input = RouteInput(relativePath: manifest.name + "." + (firstPage as NSString).pathExtension,
+                               bytes: Int64(manifest.pages.count), kind: FileKind.sniff(head), source: .scanner,
+                               button: manifest.button, profile: manifest.profile, date: manifest.started)
+        let host = ProcessInfo.processInfo.hostName
+        let exists = { (path: String) in FileManager.default.fileExists(atPath: path) }
+        if let profile = config.profiles.first(where: { $0.name == manifest.profile }), let template = profile.target {
+            // A profile's target is a rule of its own that takes every scan of the profile.
+            let rule = Rule(name: "profile \(profile.name)", target: template,
+                            mode: profile.ingestMode == .batch ? .new : profile.ingestMode)
+            return Router(rules: [rule], libraryRoot: config.library.root, archiveRoot: config.inbox.archive, host: host)
+                .plan(for: input, exists: exists)
+        }
+        return config.router(host: host).plan(for: input, exists: exists)
+    }
+
+    /// Whether the target's history holds this batch's revision (a run that stopped between the
+    /// revision and removing the batch).
+    private func alreadyIn(_ target: String, note: String) -> Bool {
+        guard let source = try? PDFFileSource(path: target),
+              let history = try? RevisionHistory.read(source, decoder: FlateStreamDecoder()) else { return false }
+        return history.contains { $0.record?.note == note }
+    }
+
+    /// A batch whose scan failed part-way: its pages to quarantine, none to a target.
+    public func discard(_ batch: ScanSpool.Batch, reason: String) -> JobOutcome {
+        quarantine(batch, rule: nil, reason: reason)
+    }
+
+    private func quarantine(_ batch: ScanSpool.Batch, rule: String?, reason: String) -> JobOutcome {
+        let name = batch.manifest.name
+        quarantineFolder(batch.folder, name: name, rule: rule, reason: reason)
+        return JobOutcome(input: name, result: .quarantined, rule: rule, reason: reason)
+    }
+
+    /// Every page of the batch into `QUARANTINE/scan-ID/`, each with its note; the spool folder goes.
+    private func quarantineFolder(_ folder: String, name: String, rule: String?, reason: String) {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let quarantine = Quarantine(folder: config.inbox.quarantine)
+        for file in files where file != "lock" && file != ScanSpool.manifestName {
+            _ = try? quarantine.put(folder + "/" + file, relativePath: name + "/" + file, reason: reason, rule: rule)
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}

@@ -1,0 +1,153 @@
+import CLeptonica
+import Glibc
+import TrapperCore
+
+/// A scanned page's samples as the scanner delivered them: `height` rows of `bytesPerLine` bytes
+/// (padding allowed past the pixels), 1-bit with 1 = black and the leftmost pixel in the high bit,
+/// 16-bit samples in host byte order.
+public struct Raster: Sendable {
+    public var width: Int
+    public var height: Int
+    /// 1 (gray) or 3 (RGB).
+    public var channels: Int
+    /// Bits per sample: 1, 8 or 16.
+    public var depth: Int
+    public var bytesPerLine: Int
+    public var samples: [UInt8]
+
+    public init(width: Int, height: Int, channels: Int, depth: Int, bytesPerLine: Int, samples: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.depth = depth
+        self.bytesPerLine = bytesPerLine
+        self.samples = samples
+    }
+}
+
+/// Encodes a scanned page once, into the file whose data goes into the PDF unchanged: so lossy
+/// compression happens exactly once, here. 8-bit gray and colour become JPEG at the profile's
+/// quality (as every scanning app does), 1-bit becomes CCITT G4 in a TIFF (lossless, a tenth of
+/// Flate's size on text), 16-bit becomes PNG (JPEG has no 16-bit). Each states the resolution.
+public enum ScanEncoding {
+    public struct Encoded: Sendable {
+        public var bytes: [UInt8]
+        /// "jpg", "tif" or "png": the spool file's extension.
+        public var fileExtension: String
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case unsupported(String)
+        case encoder(String)
+
+        public var description: String {
+            switch self {
+            case .unsupported(let what): "cannot encode \(what)"
+            case .encoder(let step): "\(step) failed"
+            }
+        }
+    }
+
+    public static func encode(_ raster: Raster, dpi: Int, jpegQuality: Int, flate: any FlateCoding) throws -> Encoded {
+        guard raster.width > 0, raster.height > 0, [1, 3].contains(raster.channels),
+              raster.samples.count >= raster.bytesPerLine * raster.height,
+              raster.bytesPerLine * 8 >= raster.width * raster.channels * raster.depth else {
+            throw Failure.unsupported("a \(raster.width)x\(raster.height) raster of \(raster.samples.count) bytes")
+        }
+        switch (raster.depth, raster.channels) {
+        case (1, 1):
+            return Encoded(bytes: try g4TIFF(raster, dpi: dpi), fileExtension: "tif")
+        case (8, _):
+            return Encoded(bytes: try jpeg(raster, dpi: dpi, quality: jpegQuality), fileExtension: "jpg")
+        case (16, _):
+            return Encoded(bytes: try png(raster, dpi: dpi, flate: flate), fileExtension: "png")
+        case (1, 3):
+            // 1-bit colour (eight colours) has no bitmap format; lossless 8-bit keeps its hard edges.
+            return Encoded(bytes: try png(expanded(raster), dpi: dpi, flate: flate), fileExtension: "png")
+        default:
+            throw Failure.unsupported("\(raster.depth)-bit samples")
+        }
+    }
+
+    static func jpeg(_ raster: Raster, dpi: Int, quality: Int) throws -> [UInt8] {
+        guard let pix = LeptonicaPix(pixCreate(Int32(raster.width), Int32(raster.height), raster.channels == 3 ? 32 : 8)),
+              let data = pixGetData(pix.pix) else { throw Failure.encoder("pixCreate") }
+        let wordsPerLine = Int(pixGetWpl(pix.pix))
+        raster.samples.withUnsafeBufferPointer { source in
+            for y in 0..<raster.height {
+                let row = source.baseAddress! + y * raster.bytesPerLine
+                let words = data + y * wordsPerLine
+                if raster.channels == 3 {
+                    for x in 0..<raster.width {
+                        let p = row + 3 * x
+                        words[x] = UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8
+                    }
+                } else {
+                    // Leptonica keeps 8-bit pixels in native-endian 32-bit words, leftmost in the high byte.
+                    for x in 0..<raster.width {
+                        words[x >> 2] |= UInt32(row[x]) << (24 - 8 * UInt32(x & 3))
+                    }
+                }
+            }
+        }
+        pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var size = 0
+        guard pixWriteMemJpeg(&out, &size, pix.pix, Int32(quality), 0) == 0, let out else {
+            throw Failure.encoder("JPEG encoding")
+        }
+        defer { free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+
+    static func g4TIFF(_ raster: Raster, dpi: Int) throws -> [UInt8] {
+        let rowBytes = (raster.width + 7) / 8
+        var rows = [UInt8](repeating: 0, count: rowBytes * raster.height)
+        for y in 0..<raster.height {
+            rows[y * rowBytes..<(y + 1) * rowBytes] = raster.samples[y * raster.bytesPerLine..<y * raster.bytesPerLine + rowBytes]
+        }
+        guard let pix = LeptonicaPix.bitmap(width: raster.width, height: raster.height, rows: rows) else {
+            throw Failure.encoder("pixCreate")
+        }
+        pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var size = 0
+        guard pixWriteMemTiff(&out, &size, pix.pix, Int32(IFF_TIFF_G4)) == 0, let out else {
+            throw Failure.encoder("G4 TIFF encoding")
+        }
+        defer { free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+
+    static func png(_ raster: Raster, dpi: Int, flate: any FlateCoding) throws -> [UInt8] {
+        let rowBytes = raster.width * raster.channels * raster.depth / 8
+        var rows = [UInt8](repeating: 0, count: rowBytes * raster.height)
+        let swap = raster.depth == 16 && 1.littleEndian == 1
+        for y in 0..<raster.height {
+            let from = y * raster.bytesPerLine, to = y * rowBytes
+            for i in stride(from: 0, to: rowBytes, by: swap ? 2 : 1) {
+                if swap {
+                    rows[to + i] = raster.samples[from + i + 1]
+                    rows[to + i + 1] = raster.samples[from + i]
+                } else {
+                    rows[to + i] = raster.samples[from + i]
+                }
+            }
+        }
+        return try PNGWriter.encode(width: raster.width, height: raster.height, bitDepth: raster.depth,
+                                    channels: raster.channels, samples: rows, dpi: Double(dpi), flate: flate)
+    }
+
+    /// 1-bit samples as 0 / 255 bytes (a set bit is full intensity in colour).
+    static func expanded(_ raster: Raster) -> Raster {
+        let perRow = raster.width * raster.channels
+        var out = [UInt8](repeating: 0, count: perRow * raster.height)
+        for y in 0..<raster.height {
+            for i in 0..<perRow where raster.samples[y * raster.bytesPerLine + i / 8] & (0x80 >> UInt8(i % 8)) != 0 {
+                out[y * perRow + i] = 255
+            }
+        }
+        return Raster(width: raster.width, height: raster.height, channels: raster.channels, depth: 8,
+                      bytesPerLine: perRow, samples: out)
+    }
+}
