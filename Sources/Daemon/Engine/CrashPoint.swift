@@ -11,6 +11,10 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case afterSync = "after-sync"
     case afterState = "after-state"
     case afterRename = "after-rename"
+    /// A scan batch is whole in the spool, its target written down, its revision not begun.
+    case scanSpooled = "scan-spooled"
+    /// A scan batch's revision is durable; the batch is still in the spool.
+    case scanCommitted = "scan-committed"
 
     private static let chosen = ProcessInfo.processInfo.environment["PDFTRAPPER_CRASH_AT"]
 

@@ -50,8 +50,10 @@ public struct ScanCommit {
         }
         do {
             let documents = try batch.pagePaths.map { path throws(EngineError) in try inputs.open(path) }
+            CrashPoint.scanSpooled.hit()
             let committed = try Ingest.run(documents, into: target, at: batch.manifest.prepend ? .front : .end,
                                            store: store, note: note, date: now)
+            CrashPoint.scanCommitted.hit()
             try? batch.remove()
             return JobOutcome(input: label, result: .ingested, rule: rule, target: target,
                               pages: committed.record.pagesAdded, revision: committed.end, date: now)

@@ -130,7 +130,13 @@ struct ConfigBuilder {
                     buttons[entry.key] = profile.value
                 }
             }
-            let poll = table.seconds("poll_interval") ?? 0.5
+            // `poll_ms = 500` (milliseconds, as scanbd users write it) or `poll_interval = "500ms"`.
+            let pollMilliseconds = table.integer("poll_ms", in: 50...600_000).map { Double($0) / 1000 }
+            let pollInterval = table.seconds("poll_interval")
+            if pollMilliseconds != nil, pollInterval != nil, let node = table.node("poll_ms") {
+                log.add("\(table.qualified("poll_ms")): give poll_ms or poll_interval, not both", at: node.location)
+            }
+            let poll = pollMilliseconds ?? pollInterval ?? 0.5
             let keepOpen = table.bool("keep_open") ?? false
             let backoff = table.seconds("busy_backoff") ?? 15
             guard let device else { return nil }
