@@ -20,6 +20,8 @@ public final class InboxDaemon {
     var lastWatchdog = Date.distantPast
     var lastClaimRetry = Date()
     var lastStatusNotice = Date.distantPast
+    /// The scanner agent, when the config has `[[scanner]]` entries.
+    var scanners: ScannerSupervisor?
 
     /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
     public static func run(configPath: String, environment: [String: String]) -> ExitCode {
@@ -57,6 +59,8 @@ public final class InboxDaemon {
         status = DaemonStatus(pid: getpid(), started: Date(), folders: [:])
         for line in store.log { log.log(.warning, line) }
         for outcome in job.recoverClaims() { report(outcome) }
+        for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
+        superviseScanners()
         do { try startWatching() } catch {
             log.log(.error, "pdftrapper: \(error)")
             throw .ioError
@@ -72,6 +76,7 @@ public final class InboxDaemon {
                 switch request {
                 case .stop:
                     notifier.notify("STOPPING=1")
+                    scanners?.stop()
                     status.state = "stopped"
                     saveStatus()
                     log.log(.info, "pdftrapper: stopping")
@@ -103,6 +108,7 @@ public final class InboxDaemon {
                 saveStatus()
                 notifier.notify("STATUS=\(statusLine)")
             }
+            takeScans()
             retryClaimsNowAndThen()
             pingWatchdog()
         }
@@ -132,6 +138,7 @@ public final class InboxDaemon {
             store = freshStore
             job = freshJob
             if watchesChanged { try startWatching() }
+            superviseScanners()
             log.log(.notice, "pdftrapper: reloaded \(configPath): \(config.rules.count) rules")
         } catch let error as ConfigLoader.Failure {
             log.log(.error, "pdftrapper: reload refused, keeping the running config:")
@@ -182,6 +189,60 @@ public final class InboxDaemon {
         guard Date().timeIntervalSince(lastClaimRetry) >= max(30, config.inbox.rescanSeconds) else { return }
         lastClaimRetry = Date()
         for outcome in job.recoverClaims() { report(outcome) }
+        for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
+    }
+
+    /// Scans go in through the same store as the inbox, in this loop, so they never interleave with
+    /// an inbox job on one target.
+    var scanCommit: ScanCommit { ScanCommit(config: config, store: store) }
+
+    /// What the scanner agent said: its status for systemd, and whole batches to append.
+    private func takeScans() {
+        guard let scanners else { return }
+        for event in scanners.events() {
+            switch event {
+            case .status(let text):
+                status.state = text
+                saveStatus()
+                notifier.notify("STATUS=\(text)")
+            case .batch(let folder):
+                status.state = "idle"
+                guard let batch = ScanSpool(stateDir: config.daemon.stateDir).take(folder) else {
+                    log.log(.error, "pdftrapper: scan batch \(folder) is gone or held by another process")
+                    continue
+                }
+                report(scanCommit.commit(batch))
+                reportStoreLog()
+                saveStatus()
+            }
+        }
+    }
+
+    /// An agent runs while the config binds scanner buttons; a reload tells it about the new config.
+    private func superviseScanners() {
+        guard !config.scanners.isEmpty else {
+            scanners?.stop()
+            scanners = nil
+            return
+        }
+        if let scanners {
+            scanners.reload()
+            return
+        }
+        let log = self.log
+        let supervisor = ScannerSupervisor(executable: Self.executable, configPath: configPath, environment: environment) {
+            log.log($0, $1)
+        }
+        supervisor.start()
+        scanners = supervisor
+    }
+
+    /// This program, for starting the agent.
+    static var executable: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func pingWatchdog() {

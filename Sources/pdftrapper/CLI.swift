@@ -13,6 +13,9 @@ enum CLI {
         CheckConfigCommand.self, ExplainCommand.self,
     ]
 
+    /// Commands for the daemon's own use: found, but not listed.
+    static let internalCommands: [any Command.Type] = [ScannerAgentCommand.self]
+
     static func main(_ arguments: [String], context: CommandContext = CommandContext()) -> ExitCode {
         guard let first = arguments.first else {
             context.err(overview)
@@ -51,7 +54,7 @@ enum CLI {
     }
 
     private static func find(_ name: String, _ context: CommandContext) -> (any Command.Type)? {
-        if let command = commands.first(where: { $0.name == name }) { return command }
+        if let command = (commands + internalCommands).first(where: { $0.name == name }) { return command }
         let hint = Suggestion.hint(for: name, among: commands.map { $0.name })
         context.err("pdftrapper: unknown command \"\(name)\"\(hint); see 'pdftrapper --help'")
         return nil

@@ -74,3 +74,25 @@ enum StatusCommand: Command {
         return running ? .ok : .notRunning
     }
 }
+
+/// `pdftrapper scanner-agent`: the daemon's scanner process (not for use by hand; `run` starts it).
+enum ScannerAgentCommand: Command {
+    static let name = "scanner-agent"
+    static let summary = "The daemon's scanner process: polls buttons and scans (started by `run`)."
+    static let synopsis = "scanner-agent --config FILE"
+    static let details = """
+    Started by `pdftrapper run` when the config has [[scanner]] entries, so that SANE's backends
+    run outside the daemon: one that crashes or hangs costs a restart of this process, never the
+    inbox. It polls each scanner's buttons, scans the bound profile into the state folder, and
+    tells the daemon on stdout; the daemon appends each whole batch. Not meant to be run by hand.
+    """
+    static let arguments = ArgumentSpec(options: ["--config"])
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        guard let file = arguments.options["--config"] else {
+            context.err("pdftrapper scanner-agent: name the config with --config\nusage: pdftrapper \(synopsis)")
+            return .usage
+        }
+        return ScannerAgent.run(configPath: context.absolute(file), environment: context.environment)
+    }
+}

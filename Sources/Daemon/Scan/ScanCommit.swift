@@ -124,18 +124,11 @@ public struct ScanCommit {
     }
 
     private func quarantine(_ batch: ScanSpool.Batch, rule: String?, reason: String) -> JobOutcome {
-        let name = batch.manifest.name
-        quarantineFolder(batch.folder, name: name, rule: rule, reason: reason)
-        return JobOutcome(input: name, result: .quarantined, rule: rule, reason: reason)
+        ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: rule, reason: reason)
+        return JobOutcome(input: batch.manifest.name, result: .quarantined, rule: rule, reason: reason)
     }
 
-    /// Every page of the batch into `QUARANTINE/scan-ID/`, each with its note; the spool folder goes.
     private func quarantineFolder(_ folder: String, name: String, rule: String?, reason: String) {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-        let quarantine = Quarantine(folder: config.inbox.quarantine)
-        for file in files where file != "lock" && file != ScanSpool.manifestName {
-            _ = try? quarantine.put(folder + "/" + file, relativePath: name + "/" + file, reason: reason, rule: rule)
-        }
-        try? FileManager.default.removeItem(atPath: folder)
+        ScanSpool.quarantine(folder, name: name, into: config.inbox.quarantine, rule: rule, reason: reason)
     }
 }

@@ -39,7 +39,7 @@ public struct ScanSpool: Sendable {
     public final class Batch {
         public let folder: String
         public private(set) var manifest: Manifest
-        private let lockDescriptor: Int32
+        private var lockDescriptor: Int32
 
         init(folder: String, manifest: Manifest, lockDescriptor: Int32) {
             self.folder = folder
@@ -47,7 +47,13 @@ public struct ScanSpool: Sendable {
             self.lockDescriptor = lockDescriptor
         }
 
-        deinit { close(lockDescriptor) }
+        deinit { release() }
+
+        /// Lets go of the batch's lock, for another process to take it (the daemon, after the agent scanned it).
+        public func release() {
+            if lockDescriptor >= 0 { close(lockDescriptor) }
+            lockDescriptor = -1
+        }
 
         /// Writes page `number`'s encoded file durably, then the manifest naming it.
         public func addPage(_ bytes: [UInt8], fileExtension: String) throws(Durable.Failure) {
@@ -138,5 +144,21 @@ public struct ScanSpool: Sendable {
             return nil
         }
         return descriptor
+    }
+
+    /// Every page of a batch into `QUARANTINE/scan-ID/`, each with its note; the spool folder goes.
+    public static func quarantine(_ folder: String, name: String, into quarantineFolder: String, rule: String?,
+                                  reason: String) {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let quarantine = Quarantine(folder: quarantineFolder)
+        for file in files where file != "lock" && file != manifestName {
+            _ = try? quarantine.put(folder + "/" + file, relativePath: name + "/" + file, reason: reason, rule: rule)
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// A batch another process finished scanning and handed over by its folder; nil when someone holds it.
+    public func take(_ path: String) -> Batch? {
+        leftOver().first { $0.folder == path }?.batch
     }
 }

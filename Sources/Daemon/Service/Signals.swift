@@ -17,12 +17,19 @@ public struct Signals {
 
     /// The requests that arrived since the last call; a stop wins over a reload.
     public mutating func pending() -> [Request] {
+        wait(seconds: 0)
+    }
+
+    /// Sleeps until a signal arrives or `seconds` pass; returns what arrived (a loop's idle wait).
+    public mutating func wait(seconds: Double) -> [Request] {
         var requests: [Request] = []
-        var zero = timespec(tv_sec: 0, tv_nsec: 0)
+        let whole = max(0, seconds)
+        var timeout = timespec(tv_sec: Int(whole), tv_nsec: Int((whole - whole.rounded(.down)) * 1e9))
         while true {
-            let signal = sigtimedwait(&set, nil, &zero)
+            let signal = sigtimedwait(&set, nil, &timeout)
             guard signal > 0 else { break }
             requests.append(signal == SIGHUP ? .reload : .stop)
+            timeout = timespec(tv_sec: 0, tv_nsec: 0)
         }
         return requests
     }
