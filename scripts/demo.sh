@@ -33,6 +33,23 @@ match = { folder = "receipts", type = "image" }
 [[rule]]
 name = "everything-else"
 target = "Inbox.pdf"
+
+# `pdftrapper scan --profile feeder`: every sheet in the test scanner's feeder (it holds 10),
+# grey, 150 dpi, A4, into one revision of Scans/YEAR-MONTH.pdf.
+[profile.feeder]
+device = "test:0"
+source = "adf"
+mode = "gray"
+resolution = 150
+page_size = "A4"
+target = "Scans/{year}-{month}.pdf"
+
+[profile.feeder.options]
+test-picture = "Color pattern"
+# SANE's test backend can hang when its reader thread is cancelled mid-exit; a 1 ms pause after each
+# buffer avoids it (real scanners are slower than that anyway).
+read-delay = true
+read-delay-duration = 1000
 TOML
 
 echo "== pdftrapper check-config demo/config.toml"
@@ -42,6 +59,11 @@ echo "== scanning two pages with SANE's test scanner into the demo inbox (the da
 scanimage -d test --mode Color --test-picture "Color pattern" --resolution 75 --format=png \
   > "$demo/inbox/receipts/scan-$(date +%H%M%S).png"
 scanimage -d test --mode Gray --test-picture Grid --resolution 75 --format=pnm > "$demo/inbox/page-$(date +%H%M%S).pnm"
+
+echo "== pdftrapper devices"
+"$bin" devices
+echo "== pdftrapper scan --profile feeder: the test scanner's 10-sheet feeder into one revision"
+"$bin" scan --config "$demo/config.toml" --profile feeder
 
 cat <<TXT
 
@@ -53,6 +75,7 @@ The demo lives in $demo; the daemon starts now (Ctrl-C stops it). In another ter
   $bin history demo/library/Inbox.pdf             # every revision of a PDF
   $bin undo --config demo/config.toml demo/library/Inbox.pdf
   SANE_CONFIG_DIR=demo/sane scanimage -d test --format=png > demo/inbox/scan.png
+  SANE_CONFIG_DIR=demo/sane $bin scan --config demo/config.toml --profile feeder
 Originals go to demo/archive/; the journal and undo history to demo/library/.pdftrapper/.
 
 TXT

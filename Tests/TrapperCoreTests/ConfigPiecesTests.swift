@@ -126,4 +126,16 @@ import Testing
         #expect(profile.options.map(\.name) == ["brightness", "tl-x"])
         #expect(profile.target?.text == "Scans/{date}.pdf")
     }
+
+    @Test func pollMillisecondsOrAnInterval() throws {
+        let base = "[library]\nroot = \"/l\"\n[inbox]\npath = \"/i/in\"\n[[scanner]]\ndevice = \"test:0\"\n"
+        #expect(try parse(base + "poll_ms = 250\n").scanners.first?.pollSeconds == 0.25)
+        #expect(try parse(base + "poll_interval = \"2s\"\n").scanners.first?.pollSeconds == 2)
+        let both = try #require(throws: ConfigError.self) {
+            try parse(base + "poll_ms = 250\npoll_interval = \"2s\"\n")
+        }
+        #expect("\(both)".contains("give poll_ms or poll_interval, not both"), "\(both)")
+        let tooFast = try #require(throws: ConfigError.self) { try parse(base + "poll_ms = 5\n") }
+        #expect("\(tooFast)".contains("poll_ms"), "\(tooFast)")
+    }
 }
