@@ -71,10 +71,11 @@ extension SaneDevice {
     /// Sets everything a profile asks for, in the order devices need: the source first (it can
     /// change the area's range), then mode, resolution, the area from the top-left corner, then
     /// the options passed through by name (numbers go in as the option's own type, so fixed-point
-    /// options are set as fixed-point). A device without a source option scans from what it has.
+    /// options are set as fixed-point).
     @discardableResult
     public func apply(_ profile: ScanProfile) throws(ScanError) -> AppliedProfile {
-        let source: String? = sources.isEmpty && profile.source == .flatbed ? nil : try setSource(profile.source)
+        // A device without a source option has one source: whatever the profile says, it scans from that.
+        let source: String? = sources.isEmpty ? nil : try setSource(profile.source)
         let mode = try setColorMode(profile.colorMode)
         let resolution = try setResolution(Double(profile.resolution))
         let area = try setArea(widthMM: profile.pageSize.width, heightMM: profile.pageSize.height)
