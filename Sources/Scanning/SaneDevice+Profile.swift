@@ -65,6 +65,14 @@ public struct AppliedProfile: Sendable, Equatable {
     public var resolution: Double
     public var widthMM: Double
     public var heightMM: Double
+
+    public init(source: String?, mode: String, resolution: Double, widthMM: Double, heightMM: Double) {
+        self.source = source
+        self.mode = mode
+        self.resolution = resolution
+        self.widthMM = widthMM
+        self.heightMM = heightMM
+    }
 }
 
 extension SaneDevice {

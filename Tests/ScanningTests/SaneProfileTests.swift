@@ -32,6 +32,33 @@ extension SaneTests {
             }
         }
 
+        @Test func aProfileIsAppliedInTheDevicesOwnTypes() throws {
+            let profile = ScanProfile(
+                name: "doc", device: nil, source: .adf, colorMode: .gray, resolution: 150, pageSize: (210, 297),
+                jpegQuality: 80,
+                options: [("enable-test-options", .boolean(true)), ("fixed", .float(12.5)), ("int", .integer(7)),
+                          ("test-picture", .string("grid"))],
+                target: nil, ingestMode: .append)
+            try SaneTestConfig.withDevice { device in
+                let applied = try device.apply(profile)
+                #expect(applied == AppliedProfile(source: "Automatic Document Feeder", mode: "Gray", resolution: 150,
+                                                  widthMM: 210, heightMM: 297))
+                // A fixed-point option holds 12.5 exactly (819200 / 65536), not 12 or 13.
+                #expect(try device.get("fixed") == .fixed(12.5))
+                #expect(try device.get("int") == .int(7))
+                #expect(try device.get("test-picture") == .string("Grid"))
+                let frame = try device.parameters()
+                #expect(frame.pixelsPerLine == 1240)
+                #expect(abs(frame.lines - 1754) <= 1, "\(frame.lines) lines")
+                let error = try #require(throws: ScanError.self) {
+                    var wrong = profile
+                    wrong.options = [("no-such-option", .integer(1))]
+                    try device.apply(wrong)
+                }
+                #expect(error == .noSuchOption("no-such-option"))
+            }
+        }
+
         @Test func paddedLinesAreCutToTheirPixels() throws {
             try SaneTestConfig.withDevice { device in
                 try device.set("ppl-loss", .int(5))

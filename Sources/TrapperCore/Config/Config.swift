@@ -105,4 +105,19 @@ public struct ScanProfile: Sendable {
     public var target: PathTemplate?
     /// How the pages join `target`.
     public var ingestMode: IngestMode
+
+    public init(name: String, device: String?, source: ScanSource, colorMode: ColorMode, resolution: Int,
+                pageSize: (width: Double, height: Double), jpegQuality: Int, options: [(name: String, value: TOMLValue)],
+                target: PathTemplate?, ingestMode: IngestMode) {
+        self.name = name
+        self.device = device
+        self.source = source
+        self.colorMode = colorMode
+        self.resolution = resolution
+        self.pageSize = pageSize
+        self.jpegQuality = jpegQuality
+        self.options = options
+        self.target = target
+        self.ingestMode = ingestMode
+    }
 }
