@@ -65,7 +65,7 @@ enum ScanCommand: Command {
         let encoder = PageEncoder()
         do {
             let session = try SaneSession()
-            let device = try session.open(matching: profile.device)
+            let device = try openWaitingBriefly(session, profile.device)
             batch = try spool.start(profile: profile.name, button: nil, device: device.name,
                                     targetOverride: arguments.options["--to"].map(context.absolute))
             let onTerminal = isatty(STDERR_FILENO) == 1
@@ -104,6 +104,20 @@ enum ScanCommand: Command {
         default:
             context.err("pdftrapper scan: \(outcome.summary)")
             return .dataError
+        }
+    }
+
+    /// A device the daemon's agent is polling is busy for a moment each poll: try for 3 s before
+    /// calling it busy.
+    static func openWaitingBriefly(_ session: SaneSession, _ pattern: String?) throws(ScanError) -> SaneDevice {
+        var attempt = 0
+        while true {
+            do {
+                return try session.open(matching: pattern)
+            } catch where error.status == .deviceBusy && attempt < 10 {
+                attempt += 1
+                usleep(300_000)
+            }
         }
     }
 

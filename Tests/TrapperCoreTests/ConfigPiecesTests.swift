@@ -138,4 +138,28 @@ import Testing
         let tooFast = try #require(throws: ConfigError.self) { try parse(base + "poll_ms = 5\n") }
         #expect("\(tooFast)".contains("poll_ms"), "\(tooFast)")
     }
+
+    @Test func aProfileNamesARuleOrATarget() throws {
+        let base = """
+        [library]
+        root = "/l"
+        [inbox]
+        path = "/i/in"
+        [[rule]]
+        name = "letters"
+        target = "Letters.pdf"
+        match = { source = "scanner" }
+
+        """
+        let named = try parse(base + "[profile.doc]\nrule = \"letters\"\n")
+        #expect(named.profiles.first?.rule == "letters")
+        let unknown = try #require(throws: ConfigError.self) { try parse(base + "[profile.doc]\nrule = \"leters\"\n") }
+        #expect("\(unknown)".contains(#"profile.doc.rule: no rule named "leters" (did you mean "letters"?)"#), "\(unknown)")
+        let both = try #require(throws: ConfigError.self) {
+            try parse(base + "[profile.doc]\nrule = \"letters\"\ntarget = \"X.pdf\"\n")
+        }
+        #expect("\(both)".contains("give a profile a target or a rule, not both"), "\(both)")
+        let byProfile = try parse(base.replacingOccurrences(of: #"source = "scanner""#, with: #"profile = "doc""#))
+        #expect(byProfile.rules.first?.match.profile == "doc")
+    }
 }

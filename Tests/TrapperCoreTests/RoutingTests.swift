@@ -70,8 +70,9 @@ import Testing
         return Rule(name: name, match: match, target: try PathTemplate(target), mode: mode)
     }
 
-    func input(_ path: String, kind: FileKind = .jpeg, bytes: Int64 = 1000, source: InputSource = .inbox, button: String? = nil) -> RouteInput {
-        RouteInput(relativePath: path, bytes: bytes, kind: kind, source: source, button: button,
+    func input(_ path: String, kind: FileKind = .jpeg, bytes: Int64 = 1000, source: InputSource = .inbox, button: String? = nil,
+               profile: String? = nil) -> RouteInput {
+        RouteInput(relativePath: path, bytes: bytes, kind: kind, source: source, button: button, profile: profile,
                    date: Date(timeIntervalSince1970: 1_780_142_400))
     }
 
@@ -81,6 +82,7 @@ import Testing
             try rule("pdfs", "P.pdf") { $0.kinds = [.pdf] },
             try rule("big", "B.pdf") { $0.minBytes = 5000 },
             try rule("scanner", "S/{button}.pdf") { $0.source = .scanner; $0.button = "email" },
+            try rule("receipt-scans", "S/receipts.pdf") { $0.source = .scanner; $0.profile = "receipts" },
             try rule("regex", "X.pdf") { $0.regex = "^notes/.*\\.png$" },
         ], libraryRoot: "/lib", archiveRoot: "/arch", timeZone: TimeZone(identifier: "UTC")!)
         #expect(router.plan(for: input("receipts/2026/a.jpg"))?.rule == "receipts")
@@ -90,6 +92,8 @@ import Testing
         #expect(router.plan(for: input("a.jpg", bytes: 9000))?.rule == "big")
         #expect(router.plan(for: input("scan.pnm", kind: .pnm, source: .scanner, button: "email"))?.target == "S/email.pdf")
         #expect(router.plan(for: input("scan.pnm", kind: .pnm, source: .scanner, button: "copy")) == nil)
+        #expect(router.plan(for: input("scan-1.jpg", source: .scanner, profile: "receipts"))?.rule == "receipt-scans")
+        #expect(router.plan(for: input("scan-1.jpg", source: .scanner, profile: "letters")) == nil)
         #expect(router.plan(for: input("notes/x.png", kind: .png))?.rule == "regex")
         #expect(router.plan(for: input("a.jpg")) == nil)
     }

@@ -100,7 +100,15 @@ public struct ScanCommit {
                                button: manifest.button, profile: manifest.profile, date: manifest.started)
         let host = ProcessInfo.processInfo.hostName
         let exists = { (path: String) in FileManager.default.fileExists(atPath: path) }
-        if let profile = config.profiles.first(where: { $0.name == manifest.profile }), let template = profile.target {
+        let profile = config.profiles.first { $0.name == manifest.profile }
+        if let name = profile?.rule, var rule = config.rules.first(where: { $0.name == name }) {
+            // A profile that names a rule takes its target and mode, whatever the rule matches.
+            rule.match = RuleMatch()
+            if rule.mode == .batch { rule.mode = .new }
+            return Router(rules: [rule], libraryRoot: config.library.root, archiveRoot: config.inbox.archive, host: host)
+                .plan(for: input, exists: exists)
+        }
+        if let profile, let template = profile.target {
             // A profile's target is a rule of its own that takes every scan of the profile.
             let rule = Rule(name: "profile \(profile.name)", target: template,
                             mode: profile.ingestMode == .batch ? .new : profile.ingestMode)

@@ -103,6 +103,8 @@ public struct ScanProfile: Sendable {
     public var options: [(name: String, value: TOMLValue)]
     /// Where the pages go; nil lets the rules decide (as `source = "scanner"`).
     public var target: PathTemplate?
+    /// The rule, by name, whose target and mode the pages take, whatever its match says.
+    public var rule: String? = nil
     /// How the pages join `target`.
     public var ingestMode: IngestMode
 

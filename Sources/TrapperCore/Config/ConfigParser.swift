@@ -54,8 +54,8 @@ struct ConfigBuilder {
         let (inbox, inboxFolders) = inboxSettings(&inboxTable, inboxPath)
         let edits = siblingFolder(&editsTable, "edits", beside: inboxPath)
         let signatures = siblingFolder(&signaturesTable, "signatures", beside: inboxPath)
-        let profiles = scanProfiles(&profilesTable)
         let rules = RuleReader(log: log).rules(ruleTables)
+        let profiles = scanProfiles(&profilesTable, ruleNames: rules.map(\.name))
         let scanners = scannerBindings(scannerTables, profiles: profiles.map(\.name))
 
         guard let library, let inboxPath, let inbox, let edits, let signatures else { return nil }
@@ -145,12 +145,12 @@ struct ConfigBuilder {
         }
     }
 
-    private func scanProfiles(_ table: inout TableReader?) -> [ScanProfile] {
+    private func scanProfiles(_ table: inout TableReader?, ruleNames: [String]) -> [ScanProfile] {
         guard var reader = table else { return [] }
         var profiles: [ScanProfile] = []
         for entry in reader.table.entries {
             guard var profile = reader.subtable(entry.key) else { continue }
-            if let built = ProfileReader(log: log).profile(named: entry.key, &profile) { profiles.append(built) }
+            if let built = ProfileReader(log: log, ruleNames: ruleNames).profile(named: entry.key, &profile) { profiles.append(built) }
             profile.finish()
         }
         reader.finish()

@@ -1,6 +1,7 @@
 /// Reads one `[profile.NAME]` table: how to scan, and where the pages go.
 struct ProfileReader {
     let log: DiagnosticLog
+    let ruleNames: [String]
 
     /// Paper sizes by name, in millimetres.
     static let pageSizes: [String: (Double, Double)] = [
@@ -17,9 +18,20 @@ struct ProfileReader {
         let options = self.options(&table)
         let target = RuleReader(log: log).template(&table, "target", required: false, pdf: true)
         let ingest = table.choice("ingest", default: IngestMode.append)
-        return ScanProfile(name: name, device: device, source: source, colorMode: colorMode, resolution: Int(resolution),
-                           pageSize: pageSize, jpegQuality: Int(quality), options: options, target: target,
-                           ingestMode: ingest)
+        let rule = table.string("rule")
+        if let rule {
+            if target != nil {
+                log.add("\(table.qualified("rule")): give a profile a target or a rule, not both", at: rule.location)
+            } else if !ruleNames.contains(rule.value) {
+                log.add("\(table.qualified("rule")): no rule named \"\(rule.value)\""
+                        + Suggestion.hint(for: rule.value, among: ruleNames), at: rule.location)
+            }
+        }
+        var profile = ScanProfile(name: name, device: device, source: source, colorMode: colorMode, resolution: Int(resolution),
+                                  pageSize: pageSize, jpegQuality: Int(quality), options: options, target: target,
+                                  ingestMode: ingest)
+        profile.rule = rule?.value
+        return profile
     }
 
     private func sourceValue(_ text: String) -> ScanSource {

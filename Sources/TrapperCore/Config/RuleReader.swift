@@ -56,6 +56,7 @@ struct RuleReader {
         match.maxBytes = table.bytes("max_size")
         if table.table["source"] != nil { match.source = table.choice("source", default: InputSource.inbox) }
         match.button = table.string("button")?.value
+        match.profile = table.string("profile")?.value
         return match
     }
 

@@ -113,6 +113,7 @@ public struct Router: Sendable {
         if let most = match.maxBytes, input.bytes > most { return false }
         if let source = match.source, source != input.source { return false }
         if let button = match.button, button != input.button { return false }
+        if let profile = match.profile, profile != input.profile { return false }
         return true
     }
 

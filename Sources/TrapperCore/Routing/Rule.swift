@@ -28,6 +28,8 @@ public struct RuleMatch: Sendable {
     public var maxBytes: Int64?
     public var source: InputSource?
     public var button: String?
+    /// The scan profile that made the input (`pdftrapper scan --profile`, or a button's).
+    public var profile: String?
 
     public init() {}
 }
