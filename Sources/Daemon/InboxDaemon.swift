@@ -205,10 +205,16 @@ public final class InboxDaemon {
                 status.state = text
                 saveStatus()
                 notifier.notify("STATUS=\(text)")
-            case .batch(let folder):
+            case .idle:
                 status.state = "idle"
+                saveStatus()
+                notifier.notify("STATUS=\(statusLine)")
+            case .batch(let folder):
                 guard let batch = ScanSpool(stateDir: config.daemon.stateDir).take(folder) else {
-                    log.log(.error, "pdftrapper: scan batch \(folder) is gone or held by another process")
+                    // The periodic recovery may have appended it already, between the agent's word and now.
+                    if FileManager.default.fileExists(atPath: folder) {
+                        log.log(.error, "pdftrapper: scan batch \(folder) is held by another process")
+                    }
                     continue
                 }
                 report(scanCommit.commit(batch))

@@ -254,6 +254,23 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    @Test func aPressWithAnEmptyFeederEndsAsIdle() throws {
+        let rig = try ScannerRig()
+        let daemon = try rig.start()
+        try rig.waitForFirstPoll(daemon)
+        try rig.tiny.press("scan")
+        defer { try? rig.tiny.release("scan") }
+        try #require(eventually(timeout: 30) { daemon.log.contains("the document feeder is empty; nothing scanned") },
+                     "\(rig.seen(daemon))")
+        let statuses = { daemon.notify.messages.filter { $0.hasPrefix("STATUS=") } }
+        #expect(eventually { statuses().contains("STATUS=scanning: profile adf on tiny:0 (button scan)") }, "\(statuses())")
+        // The scan is over: systemd must not go on hearing that it runs.
+        #expect(eventually { statuses().last?.hasPrefix("STATUS=watching") == true }, "statuses: \(statuses().suffix(4))")
+        #expect(!FileManager.default.fileExists(atPath: rig.target))
+        #expect(rig.spool.isEmpty, "\(rig.spool)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func aKilledAgentIsRestarted() throws {
         let rig = try ScannerRig()
         let daemon = try rig.start()

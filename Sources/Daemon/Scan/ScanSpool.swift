@@ -105,9 +105,15 @@ public struct ScanSpool: Sendable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         let id = formatter.string(from: date) + "-" + UUID().uuidString.prefix(8).lowercased()
-        let path = folder + "/" + id
-        try Durable.makeFolder(path)
-        guard let lock = Self.lock(path) else { throw Durable.Failure(step: "lock", path: path, code: errno) }
+        // Made and locked under a hidden name, which recovery passes over, then renamed (the lock
+        // goes along): recovery never sees a batch folder that nobody holds and that has no manifest.
+        let path = folder + "/" + id, making = folder + "/." + id
+        try Durable.makeFolder(making)
+        guard let lock = Self.lock(making) else { throw Durable.Failure(step: "lock", path: making, code: errno) }
+        guard rename(making, path) == 0 else {
+            close(lock)
+            throw Durable.Failure(step: "rename", path: making, code: errno)
+        }
         var manifest = Manifest(id: id, profile: profile, button: button, device: device, started: date)
         manifest.targetOverride = targetOverride
         let batch = Batch(folder: path, manifest: manifest, lockDescriptor: lock)
@@ -118,7 +124,7 @@ public struct ScanSpool: Sendable {
     /// Batches left by earlier runs that nobody holds now, oldest first. A folder whose manifest
     /// cannot be read comes back with `nil` (it goes to quarantine as it is).
     public func leftOver() -> [(folder: String, batch: Batch?)] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().filter { !$0.hasPrefix(".") }
         return names.compactMap { name in
             let path = folder + "/" + name
             var isFolder: ObjCBool = false

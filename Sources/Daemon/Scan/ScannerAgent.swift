@@ -10,6 +10,7 @@ import TrapperCore
 ///
 ///     alive                  after every round of polls
 ///     status TEXT            what it is doing, for systemd's STATUS=
+///     idle                   a scan ended (with a batch, or without: an empty feeder, a failure)
 ///     batch FOLDER           a whole batch is in the spool, for the daemon to append
 ///
 /// Its log lines go to the journal (or stderr) itself. SIGHUP reloads the config between polls;
@@ -28,6 +29,8 @@ public final class ScannerAgent {
 
     public static func run(configPath: String, environment: [String: String]) -> ExitCode {
         let signals = Signals()
+        // A daemon that went away makes `say` fail with EPIPE, and the agent ends quietly.
+        signal(SIGPIPE, SIG_IGN)
         do {
             let config = try ConfigLoader.load(file: configPath, environment: environment)
             return ScannerAgent(configPath: configPath, environment: environment, signals: signals, config: config).loop()
@@ -92,6 +95,7 @@ public final class ScannerAgent {
         let what = "profile \(profile.name) on \(device.name) (button \(press.button))"
         log.log(.info, "pdftrapper: button \(press.button) pressed on \(device.name): scanning with profile \(profile.name)")
         say("status scanning: \(what)")
+        defer { say("idle") }
         let spool = ScanSpool(stateDir: config.daemon.stateDir)
         let batch: ScanSpool.Batch
         do {
@@ -138,6 +142,7 @@ public final class ScannerAgent {
     }
 
     /// One line to the daemon; a daemon that went away ends the agent (SIGPIPE is ignored, so the write fails).
+    /// A batch line comes before the `idle` that ends its scan.
     private func say(_ line: String) {
         let text = line.replacingOccurrences(of: "\n", with: " ") + "\n"
         let written = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }

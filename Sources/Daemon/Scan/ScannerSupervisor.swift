@@ -25,6 +25,7 @@ final class ScannerSupervisor {
 
     enum Event: Equatable {
         case status(String)
+        case idle
         case batch(String)
     }
 
@@ -97,6 +98,7 @@ final class ScannerSupervisor {
             pending.removeSubrange(pending.startIndex...newline)
             if line.hasPrefix("batch ") { events.append(.batch(String(line.dropFirst(6)))) }
             if line.hasPrefix("status ") { events.append(.status(String(line.dropFirst(7)))) }
+            if line == "idle" { events.append(.idle) }
         }
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
