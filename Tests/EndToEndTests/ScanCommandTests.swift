@@ -292,14 +292,8 @@ import Testing
         #expect(next.stderr.contains("earlier batch scan-\(id)"), "\(next)")
         let quarantined = world.quarantine + "/scan-" + id
         let files = try world.contents(quarantined)
-        let moved = files.filter { !$0.contains(".tmp-") }
-        #expect(moved == left.flatMap { [$0, $0 + ".why.txt"] }.sorted(), "the whole batch, each page with its note")
-        withKnownIssue("""
-            A kill while a page or batch.json is being written leaves Durable's NAME.tmp-PID in the \
-            batch folder, and recovery quarantines it as if it were a page, with a note.
-            """, isIntermittent: true) {
-            #expect(files == moved, "only the batch's pages and their notes")
-        }
+        // A kill while a page or batch.json was being written leaves NAME.tmp-PID: not a page, never quarantined.
+        #expect(files == left.flatMap { [$0, $0 + ".why.txt"] }.sorted(), "the whole batch, each page with its note, nothing else")
         for page in left {
             #expect(try Data(contentsOf: URL(fileURLWithPath: quarantined + "/" + page)) == leftBytes[page], "\(page) moved as it was")
         }
@@ -797,18 +791,10 @@ struct ChildFailure: Error, CustomStringConvertible {
     var description: String { "\(run)" }
 }
 
-/// Expects `run` to end with `status`. A known bug is let through as a known issue: PageEncoder's
-/// thread holds its owner `unowned`, so when `scan` gives up before that thread has started (an
-/// unplugged scanner fails within microseconds) the thread reads a freed object and the process
-/// aborts (exit 134, in about 1 run of 20).
+/// Expects `run` to end with `status` (a scan that gives up at once, before its encoder thread has
+/// run, once aborted reading a freed encoder: exit 134 instead of 69).
 func expectExit(_ run: ChildRun, _ status: Int32, sourceLocation: SourceLocation = #_sourceLocation) {
-    if run.signal == SIGABRT, run.stderr.contains("Attempted to read an unowned reference") {
-        withKnownIssue("PageEncoder's thread reads its freed owner when scan exits at once") {
-            Issue.record("\(run)", sourceLocation: sourceLocation)
-        }
-    } else {
-        #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
-    }
+    #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
 }
 
 /// The tiny scanner's log made a FIFO. The backend opens the log for each line it writes, and

@@ -5,8 +5,8 @@ import Scanning
 import TrapperCore
 
 /// Pulls every page of one scan from a device into a spooled batch. Page k is encoded and written
-/// on a second thread while page k+1 scans, so a feeder runs at the device's pace; at most two
-/// raw pages wait for the encoder, which bounds memory whatever the batch's length.
+/// on a second thread while page k+1 scans, so a feeder runs at the device's pace; one raw page at
+/// a time is with the encoder, which bounds memory whatever the batch's length.
 public struct ScanCapture {
     public struct Progress: Sendable {
         public var page: Int
@@ -87,11 +87,15 @@ public final class PageEncoder: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []
     private var running = 0
-    private let capacity = 2
+    /// One page encodes while the next scans; a third waits for the first (a 300 dpi A4 colour page
+    /// is 26 MB raw and 35 MB as leptonica's 32-bit pixels).
+    private let capacity = 1
     private var failure: Error?
 
     public init() {
-        let thread = Thread { [unowned self] in work() }
+        // The thread holds its encoder for the life of the process: it never ends, and a scan that
+        // fails before the thread first runs must not leave it reading a freed object.
+        let thread = Thread { self.work() }
         thread.name = "pdftrapper-encoder"
         thread.start()
     }

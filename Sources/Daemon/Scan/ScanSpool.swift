@@ -157,7 +157,8 @@ public struct ScanSpool: Sendable {
                                   reason: String) {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         let quarantine = Quarantine(folder: quarantineFolder)
-        for file in files where file != "lock" && file != manifestName {
+        // Pages only: not the lock, the manifest, or what a write cut short left (hidden or `.tmp-` names).
+        for file in files where file != "lock" && file != manifestName && !file.hasPrefix(".") && !file.contains(".tmp-") {
             _ = try? quarantine.put(folder + "/" + file, relativePath: name + "/" + file, reason: reason, rule: rule)
         }
         try? FileManager.default.removeItem(atPath: folder)
