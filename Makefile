@@ -28,6 +28,7 @@ bench: build
 	@scripts/install-deps.sh --bench
 	python3 bench/engine.py $(BIN)
 	python3 bench/daemon.py $(BIN)
+	python3 bench/scan.py $(BIN)
 
 clean:
 	rm -rf .build demo

@@ -11,7 +11,7 @@ A 10-sheet ADF batch, colour A4 at 300 dpi (26 MB a page), from SANE's `test` sc
 pdftrapper also fsyncs each page and the PDF; scanimage leaves its files in the page cache.
 
 The test scanner runs at two paces, set by its read-delay (a pause after each buffer): 1000 us
-(fast, about 0.5 s a page) and 10000 us (about 5 s a page, an office feeder's pace). Without a
+(fast, about 0.15 s a page here) and 10000 us (about 1.2 s a page, an office feeder's pace). Without a
 delay pdftrapper cannot be run: the test backend cancels its reader thread asynchronously and, with a
 fast frontend, the next sane_start can hang for ever (see Tests/EndToEndTests/ScanCommandTests.swift);
 scanimage gets the same options. The runs alternate (pdftrapper, pnm, jpeg, pdftrapper, ...), and

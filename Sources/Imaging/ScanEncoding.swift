@@ -2,29 +2,6 @@ import CLeptonica
 import Glibc
 import TrapperCore
 
-/// A scanned page's samples as the scanner delivered them: `height` rows of `bytesPerLine` bytes
-/// (padding allowed past the pixels), 1-bit with 1 = black and the leftmost pixel in the high bit,
-/// 16-bit samples in host byte order.
-public struct Raster: Sendable {
-    public var width: Int
-    public var height: Int
-    /// 1 (gray) or 3 (RGB).
-    public var channels: Int
-    /// Bits per sample: 1, 8 or 16.
-    public var depth: Int
-    public var bytesPerLine: Int
-    public var samples: [UInt8]
-
-    public init(width: Int, height: Int, channels: Int, depth: Int, bytesPerLine: Int, samples: [UInt8]) {
-        self.width = width
-        self.height = height
-        self.channels = channels
-        self.depth = depth
-        self.bytesPerLine = bytesPerLine
-        self.samples = samples
-    }
-}
-
 /// Encodes a scanned page once, into the file whose data goes into the PDF unchanged: so lossy
 /// compression happens exactly once, here. 8-bit gray and colour become JPEG at the profile's
 /// quality (as every scanning app does), 1-bit becomes CCITT G4 in a TIFF (lossless, a tenth of
@@ -63,7 +40,7 @@ public enum ScanEncoding {
             return Encoded(bytes: try png(raster, dpi: dpi, flate: flate), fileExtension: "png")
         case (1, 3):
             // 1-bit colour (eight colours) has no bitmap format; lossless 8-bit keeps its hard edges.
-            return Encoded(bytes: try png(expanded(raster), dpi: dpi, flate: flate), fileExtension: "png")
+            return Encoded(bytes: try png(raster.expandedToEightBit(), dpi: dpi, flate: flate), fileExtension: "png")
         default:
             throw Failure.unsupported("\(raster.depth)-bit samples")
         }
@@ -136,18 +113,5 @@ public enum ScanEncoding {
         }
         return try PNGWriter.encode(width: raster.width, height: raster.height, bitDepth: raster.depth,
                                     channels: raster.channels, samples: rows, dpi: Double(dpi), flate: flate)
-    }
-
-    /// 1-bit samples as 0 / 255 bytes (a set bit is full intensity in colour).
-    static func expanded(_ raster: Raster) -> Raster {
-        let perRow = raster.width * raster.channels
-        var out = [UInt8](repeating: 0, count: perRow * raster.height)
-        for y in 0..<raster.height {
-            for i in 0..<perRow where raster.samples[y * raster.bytesPerLine + i / 8] & (0x80 >> UInt8(i % 8)) != 0 {
-                out[y * perRow + i] = 255
-            }
-        }
-        return Raster(width: raster.width, height: raster.height, channels: raster.channels, depth: 8,
-                      bytesPerLine: perRow, samples: out)
     }
 }

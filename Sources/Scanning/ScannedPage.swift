@@ -1,28 +1,17 @@
-/// One scanned page's samples as SANE delivered them: rows of `bytesPerLine` bytes (which may hold
-/// padding past `width` pixels), 1-bit gray with 1 = black and the leftmost pixel in the high bit,
-/// 16-bit samples in host byte order.
-public struct ScannedPage: Sendable, Equatable {
+import TrapperCore
+
+/// One scanned page: a `Raster` (see there for the sample layout), gray or RGB, 1, 8 or 16 bits.
+public typealias ScannedPage = Raster
+
+extension Raster {
     public enum Format: Sendable, Equatable { case gray, rgb }
-    public var format: Format
-    /// Bits per sample: 1, 8 or 16.
-    public var depth: Int
-    public var width: Int
-    public var height: Int
-    public var bytesPerLine: Int
-    public var samples: [UInt8]
+
+    public var format: Format { channels == 3 ? .rgb : .gray }
 
     public init(format: Format, depth: Int, width: Int, height: Int, bytesPerLine: Int, samples: [UInt8]) {
-        self.format = format
-        self.depth = depth
-        self.width = width
-        self.height = height
-        self.bytesPerLine = bytesPerLine
-        self.samples = samples
+        self.init(width: width, height: height, channels: format == .rgb ? 3 : 1, depth: depth,
+                  bytesPerLine: bytesPerLine, samples: samples)
     }
-
-    public var channels: Int { format == .rgb ? 3 : 1 }
-    /// Bytes of one row's real pixels, without padding.
-    var packedRowBytes: Int { (width * channels * depth + 7) / 8 }
 }
 
 extension ScannedPage {
@@ -99,16 +88,4 @@ extension ScannedPage {
     }
 
     private static var hostIsLittleEndian: Bool { 1.littleEndian == 1 }
-
-    /// 1-bit samples as 0 / 255 bytes (bit set = full intensity for color).
-    private func expandedToEightBit() -> ScannedPage {
-        let perRow = width * channels
-        var out = [UInt8](repeating: 0, count: perRow * height)
-        for y in 0..<height {
-            for i in 0..<perRow where samples[y * bytesPerLine + i / 8] & (0x80 >> UInt8(i % 8)) != 0 {
-                out[y * perRow + i] = 255
-            }
-        }
-        return ScannedPage(format: format, depth: 8, width: width, height: height, bytesPerLine: perRow, samples: out)
-    }
 }

@@ -169,8 +169,9 @@ public final class InotifySession {
             guard let fd = Int32(name) else { continue }
             let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
             guard length > 0 else { continue }
-            target[length] = 0
-            if String(cString: target) == "anon_inode:inotify" { found.insert(fd) }
+            if String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == "anon_inode:inotify" {
+                found.insert(fd)
+            }
         }
         return found
     }

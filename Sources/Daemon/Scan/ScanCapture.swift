@@ -131,9 +131,7 @@ public final class PageEncoder: @unchecked Sendable {
         running += 1
         jobs.append { [self] in
             do {
-                let raster = Raster(width: page.width, height: page.height, channels: page.channels, depth: page.depth,
-                                    bytesPerLine: page.bytesPerLine, samples: page.samples)
-                let encoded = try ScanEncoding.encode(raster, dpi: dpi, jpegQuality: quality, flate: flate)
+                let encoded = try ScanEncoding.encode(page, dpi: dpi, jpegQuality: quality, flate: flate)
                 guard noFailure else { return }
                 try batch.addPage(encoded.bytes, fileExtension: encoded.fileExtension)
             } catch let error as Durable.Failure {
