@@ -46,6 +46,10 @@ extension SaneDevice {
                 }
                 try ScanError.check(status, "sane_start")
                 let parameters = try parameters()
+                if parameters.lastFrame, frames.isEmpty, [.gray, .rgb].contains(parameters.format) {
+                    try ScannedPage.checkFrame(parameters)
+                    return try ScannedPage(frame: parameters, data: readFrame(parameters))
+                }
                 frames.append((parameters, try readFrame(parameters)))
                 if parameters.lastFrame { break }
                 guard frames.count < 3 else {

@@ -17,25 +17,36 @@ extension Raster {
 extension ScannedPage {
     /// Joins a page's frames: one gray or RGB frame, or three-pass red, green and blue in any order.
     init(frames: [(FrameParameters, [UInt8])]) throws(ScanError) {
-        for (p, _) in frames {
-            guard [1, 8, 16].contains(p.depth) else { throw .unsupportedFrame("depth \(p.depth) (only 1, 8, 16)") }
-            guard p.bytesPerLine > 0, p.pixelsPerLine > 0 else {
-                throw .unsupportedFrame("empty frame (\(p.pixelsPerLine) pixels, \(p.bytesPerLine) bytes per line)")
-            }
-        }
+        for (p, _) in frames { try Self.checkFrame(p) }
         if frames.count == 1, let (p, data) = frames.first {
-            let format: Format
-            switch p.format {
-            case .gray: format = .gray
-            case .rgb: format = .rgb
-            default: throw .unsupportedFrame("a single \(p.format) frame is not a page")
-            }
-            let height = data.count / p.bytesPerLine
-            self.init(format: format, depth: p.depth, width: p.pixelsPerLine, height: height,
-                      bytesPerLine: p.bytesPerLine, samples: Array(data[0..<height * p.bytesPerLine]))
+            try self.init(frame: p, data: data)
             return
         }
         try self.init(threePass: frames)
+    }
+
+    /// Refuses, before its data is read, a frame no page can be made of.
+    static func checkFrame(_ p: FrameParameters) throws(ScanError) {
+        guard [1, 8, 16].contains(p.depth) else { throw .unsupportedFrame("depth \(p.depth) (only 1, 8, 16)") }
+        guard p.bytesPerLine > 0, p.pixelsPerLine > 0 else {
+            throw .unsupportedFrame("empty frame (\(p.pixelsPerLine) pixels, \(p.bytesPerLine) bytes per line)")
+        }
+    }
+
+    /// A page of one gray or RGB frame; its height is the number of whole lines in `data`. The
+    /// frame is cut in place, so a 26 MB page is not copied when `data` is its only reference.
+    init(frame p: FrameParameters, data: [UInt8]) throws(ScanError) {
+        let format: Format
+        switch p.format {
+        case .gray: format = .gray
+        case .rgb: format = .rgb
+        default: throw .unsupportedFrame("a single \(p.format) frame is not a page")
+        }
+        var data = data
+        let height = data.count / p.bytesPerLine
+        data.removeSubrange((height * p.bytesPerLine)...)
+        self.init(format: format, depth: p.depth, width: p.pixelsPerLine, height: height,
+                  bytesPerLine: p.bytesPerLine, samples: data)
     }
 
     private init(threePass frames: [(FrameParameters, [UInt8])]) throws(ScanError) {
