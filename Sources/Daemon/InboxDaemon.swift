@@ -91,7 +91,11 @@ public final class InboxDaemon {
                 do { try startWatching() } catch { log.log(.error, "pdftrapper: \(error)") }
                 continue
             }
-            let entries = watcher.next(timeout: 0.5)
+            var entries = watcher.next(timeout: 0.5)
+            // Edit scripts, in the order they arrived, each one revision of its target.
+            let scripts = entries.filter { $0.root == config.edits.path }
+            entries.removeAll { $0.root == config.edits.path }
+            for script in scripts where !signals.peekStop() { takeEditScript(script) }
             status.queue = entries.count
             // A stop waits for the revision in hand, not for the whole backlog.
             for chunk in stride(from: 0, to: entries.count, by: InboxJob.revisionLimit) {
@@ -125,6 +129,7 @@ public final class InboxDaemon {
             let freshStore = try Self.openStore(fresh)
             var freshJob = InboxJob(config: fresh, store: freshStore, instance: Self.instance(fresh))
             let watchesChanged = fresh.inbox.path != config.inbox.path || fresh.inbox.watch != config.inbox.watch
+                || fresh.edits.path != config.edits.path
                 || fresh.inbox.settleSeconds != config.inbox.settleSeconds || fresh.inbox.ignore != config.inbox.ignore
             if watchesChanged {
                 // Inputs claimed from the old inbox are finished under the old config before its watch ends.
@@ -150,7 +155,11 @@ public final class InboxDaemon {
     }
 
     private func startWatching() throws {
-        let watcher = FolderWatcher([WatchedFolder(inbox: config.inbox)])
+        var edits = WatchedFolder(inbox: config.inbox)
+        edits.root = config.edits.path
+        // Finished scripts are filed below the edits folder; they are never taken again.
+        edits.ignore += ["\(EditJob.doneFolderName)/**", "\(EditJob.failedFolderName)/**"].map(Glob.init)
+        let watcher = FolderWatcher([WatchedFolder(inbox: config.inbox), edits])
         let log = self.log
         watcher.log = { log.log(.notice, "pdftrapper: \($0)") }
         for line in try watcher.start() { log.log(.info, "pdftrapper: \(line)") }
@@ -190,6 +199,22 @@ public final class InboxDaemon {
         lastClaimRetry = Date()
         for outcome in job.recoverClaims() { report(outcome) }
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
+    }
+
+    private func takeEditScript(_ entry: ReadyEntry) {
+        guard entry.kind == .file else { return }
+        let outcome = EditJob(config: config, store: store).take(entry.path, relativePath: entry.relativePath)
+        reportStoreLog()
+        var fields = [EventField.input: entry.relativePath]
+        if let applied = outcome.applied {
+            fields[EventField.target] = applied.target
+            fields[EventField.revision] = String(applied.revision)
+        }
+        log.log(outcome.applied == nil ? .warning : .info, "pdftrapper: edit script " + outcome.summary, fields: fields)
+        if outcome.applied == nil {
+            for problem in outcome.problems.dropFirst() { log.log(.warning, "pdftrapper:   \(problem)") }
+        }
+        notifier.notify("STATUS=\(statusLine)")
     }
 
     /// Scans go in through the same store as the inbox, in this loop, so they never interleave with
@@ -280,7 +305,7 @@ public final class InboxDaemon {
     /// The folders the config names, made when missing (a fresh install starts with none).
     static func makeFolders(_ config: Config) throws {
         for folder in [config.inbox.path, config.inbox.archive, config.inbox.quarantine, config.library.root,
-                       config.daemon.stateDir] {
+                       config.daemon.stateDir, config.edits.path] {
             try Durable.makeFolder(folder)
         }
     }

@@ -70,7 +70,7 @@ import Testing
         #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/quarantine/sub/broken.jpg.why.txt") })
         try TestImages.make(scratch.path + "/inbox/after.jpg", width: 104)
         #expect(eventually { pages(all) == 4 }, "log: \(daemon.log)")
-        #expect(daemon.notify.wait(for: "STATUS=watching 1 folder"))
+        #expect(daemon.notify.wait(for: "STATUS=watching 2 folders"))
         for name in ["waiting.jpg", "slow.jpg", "renamed.jpg", "after.jpg"] {
             #expect(FileManager.default.fileExists(atPath: scratch.path + "/archive/\(name)"), "\(name) archived")
         }

@@ -1,0 +1,170 @@
+import Foundation
+import TrapperCore
+
+/// Carries out a parsed edit script on its target: undo and redo through the store; every other
+/// edit inside ONE revision, checked against the document as it goes (pages exist, boxes fit the
+/// page), so that a script either changes the target once or not at all.
+public enum EditApply {
+    public struct Applied: Sendable {
+        public var target: String
+        /// The revision's end offset (the file's length after it), or after undo/redo the new length.
+        public var revision: Int
+        public var operations: [String]
+        public var pages: Int
+    }
+
+    /// A problem with one edit: its 1-based index in the script and the reason.
+    public struct Refused: Error, CustomStringConvertible {
+        public var edit: Int
+        public var operation: String
+        public var reason: String
+        public var description: String { "edit \(edit) (\(operation)): \(reason)" }
+    }
+
+    public static func run(_ script: EditScript, name: String, sha256: [UInt8], store: TargetStore,
+                           date: Date = Date()) throws -> Applied {
+        if let only = script.edits.first, script.edits.count == 1 {
+            switch only.operation {
+            case .undo(let steps):
+                let undone = try store.undo(target: script.target, steps: steps)
+                return Applied(target: script.target, revision: undone.last?.base ?? 0,
+                               operations: ["undo"], pages: 0)
+            case .redo(let steps):
+                var redone: [RevisionRecord] = []
+                for _ in 0..<steps { redone.append(try store.redo(target: script.target)) }
+                return Applied(target: script.target, revision: currentLength(script.target), operations: ["redo"], pages: 0)
+            default:
+                break
+            }
+        }
+        try checkBase(script)
+        var pageCount = 0
+        let committed = try store.commit(target: script.target) { writer, reader in
+            guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
+            var editor = try PDFPageEditor(reader: reader)
+            let before = editor.pageCount
+            for edit in script.edits {
+                do {
+                    try apply(edit.operation, script, &editor, date: date)
+                } catch let refused as Refused {
+                    throw refused
+                } catch {
+                    throw Refused(edit: edit.index, operation: edit.operation.name, reason: "\(error)")
+                }
+            }
+            pageCount = editor.pageCount
+            let changes = try editor.write(into: &writer)
+            if let info = changes.info { writer.info = info }
+            return RevisionRecord(operation: .edit, date: date, base: 0, pagesAdded: editor.pageCount - before,
+                                  inputs: [.init(name: name, sha256: sha256, pages: 0)],
+                                  note: "\(name): " + script.edits.map(\.operation.name).joined(separator: ", "))
+        }
+        return Applied(target: script.target, revision: committed.end, operations: script.edits.map(\.operation.name),
+                       pages: pageCount)
+    }
+
+    /// `base_revision`: the target must still end where the script's author saw it end.
+    static func checkBase(_ script: EditScript) throws {
+        guard let base = script.baseRevision, script.onConflict == .fail else { return }
+        let now = currentLength(script.target)
+        guard now == base else {
+            throw Refused(edit: 0, operation: "base_revision",
+                          reason: "the target has changed since revision \(base) (it now ends at byte \(now)); "
+                              + "write the script against the current revision, or set on_conflict = \"apply\"")
+        }
+    }
+
+    static func currentLength(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
+    }
+
+    private static func apply(_ operation: EditOperation, _ script: EditScript, _ editor: inout PDFPageEditor,
+                              date: Date) throws {
+        switch operation {
+        case .rotate(let pages, let degrees):
+            try editor.rotate(pages.resolve(pageCount: editor.pageCount), by: degrees)
+        case .delete(let pages):
+            try editor.delete(pages.resolve(pageCount: editor.pageCount))
+        case .move(let pages, let to):
+            let indexes = try pages.resolve(pageCount: editor.pageCount)
+            switch to {
+            case .end: try editor.move(indexes, before: nil)
+            case .before(let page):
+                guard page >= 1, page <= editor.pageCount + 1 else {
+                    throw EditApplyError("to = \(page): the document has \(editor.pageCount) pages")
+                }
+                try editor.move(indexes, before: page - 1)
+            }
+        case .insertBlank(let after, let size):
+            guard after >= 0, after <= editor.pageCount else {
+                throw EditApplyError("after = \(after): the document has \(editor.pageCount) pages")
+            }
+            let (width, height): (Double, Double)
+            switch size {
+            case .named(_, let w, let h)?: (width, height) = (w, h)
+            case .custom(let w, let h)?: (width, height) = (w * script.units.points, h * script.units.points)
+            case nil:
+                let box = try editor.mediaBox(ofPage: max(0, after - 1))
+                (width, height) = (box[2] - box[0], box[3] - box[1])
+            }
+            try editor.insertBlank(at: after, width: width, height: height)
+        case .duplicate(let pages):
+            try editor.duplicate(pages.resolve(pageCount: editor.pageCount))
+        case .crop(let pages, let box):
+            for index in try pages.resolve(pageCount: editor.pageCount) {
+                try editor.crop([index], to: try userSpace(box, script, mediaBox: editor.mediaBox(ofPage: index)))
+            }
+        case .metadata(let title, let author, let subject, let keywords):
+            try editor.setInfo(title: title, author: author, subject: subject, keywords: keywords, modified: date)
+        case .bookmark(let title, let page):
+            guard page >= 1, page <= editor.pageCount else {
+                throw EditApplyError("page \(page) of a \(editor.pageCount)-page document")
+            }
+            try editor.addBookmark(title: title, page: page - 1)
+        case .extract:
+            throw EditApplyError("extract is not available yet in this version")
+        case .undo, .redo:
+            throw EditApplyError("undo and redo stand alone in a script")
+        }
+    }
+
+    /// A box in the script's units and origin, in the page's user space: units to points, and a
+    /// top-left origin measured down from the media box's top edge.
+    static func userSpace(_ box: ScriptBox, _ script: EditScript, mediaBox: [Double]) throws -> [Double] {
+        let unit = script.units.points
+        var (x0, y0, x1, y1) = (box.x0 * unit, box.y0 * unit, box.x1 * unit, box.y1 * unit)
+        x0 += mediaBox[0]
+        x1 += mediaBox[0]
+        if script.origin == .topLeft {
+            (y0, y1) = (mediaBox[3] - y1, mediaBox[3] - y0)
+        } else {
+            y0 += mediaBox[1]
+            y1 += mediaBox[1]
+        }
+        return [x0, y0, x1, y1]
+    }
+}
+
+struct EditApplyError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension EditOperation {
+    /// The op's name as scripts write it.
+    public var name: String {
+        switch self {
+        case .rotate: "rotate"
+        case .delete: "delete"
+        case .move: "move"
+        case .insertBlank: "insert-blank"
+        case .duplicate: "duplicate"
+        case .extract: "extract"
+        case .crop: "crop"
+        case .metadata: "metadata"
+        case .bookmark: "bookmark"
+        case .undo: "undo"
+        case .redo: "redo"
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Edit scripts from outside: `pdftrapper apply` and the daemon's edits folder. Pages are told apart
+/// by their widths (page N of the made target is 100·N pixels wide at 72 dpi, so N·100 points).
+@Suite struct EditScriptTests {
+    static let config = """
+        [daemon]
+        state_dir = "state"
+        [library]
+        root = "library"
+        [inbox]
+        path = "inbox"
+        settle = "200ms"
+        [[rule]]
+        name = "all"
+        target = "All.pdf"
+
+        """
+
+    /// A library with `T.pdf` of `count` pages, widths 100, 200, ... points.
+    func world(pages count: Int = 5) throws -> Scratch {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", Self.config)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/library", withIntermediateDirectories: true)
+        var images: [String] = []
+        for n in 1...count {
+            let image = scratch.path + "/p\(n).png"
+            try TestImages.make(image, mode: "L", width: 100 * n, height: 50, options: "dpi=(72, 72)")
+            images.append(image)
+        }
+        let made = try Binary.run(["ingest", "--config", "config.toml", "--to", "library/T.pdf"] + images, in: scratch.url)
+        try #require(made.status == 0, "\(made.stderr)")
+        return scratch
+    }
+
+    func apply(_ scratch: Scratch, _ script: String, name: String = "edit.toml") throws -> Run {
+        try scratch.write(name, script)
+        return try Binary.run(["apply", "--config", "config.toml", name], in: scratch.url)
+    }
+
+    /// Each page's width in points and its /Rotate, read by pypdf.
+    func pages(_ path: String) throws -> [String] {
+        let out = try Python.run("""
+            import sys, pypdf
+            for page in pypdf.PdfReader(sys.argv[1]).pages:
+                print(f"{round(float(page.mediabox.width))}/{page.get('/Rotate', 0)}")
+            """, [path])
+        return out.split(separator: "\n").map(String.init)
+    }
+
+    func bytes(_ scratch: Scratch) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/library/T.pdf")) }
+
+    @Test func pageOperationsBecomeOneRevision() throws {
+        let scratch = try world()
+        let before = try bytes(scratch)
+        let run = try apply(scratch, """
+            target = "T.pdf"
+            [[edit]]
+            op = "rotate"
+            pages = "1,3"
+            degrees = 90
+            [[edit]]
+            op = "delete"
+            pages = "2"
+            [[edit]]
+            op = "move"
+            pages = "last"
+            to = 1
+            [[edit]]
+            op = "duplicate"
+            pages = "2"
+            [[edit]]
+            op = "insert-blank"
+            after = 5
+            size = [300, 50]
+            [[edit]]
+            op = "metadata"
+            title = "Edited"
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        let target = scratch.path + "/library/T.pdf"
+        // 1..5 → rotate 1,3 → delete 2 → [1r,3r,4,5] → move last first → [5,1r,3r,4] → duplicate 2 → [5,1r,1r,3r,4] → blank 300 after 5.
+        #expect(try pages(target) == ["500/0", "100/90", "100/90", "300/90", "400/0", "300/0"])
+        try PDFReaders.requireAllAgree(target, pages: 6)
+        let after = try bytes(scratch)
+        #expect(after.prefix(before.count) == before, "the old bytes stay as they were")
+        let history = try Binary.run(["history", "library/T.pdf"], in: scratch.url)
+        #expect(history.stdout.contains("edit"), "\(history.stdout)")
+        let info = try PDFReaders.run("pdfinfo", [target])
+        #expect(info.text.contains("Edited"), "\(info.text)")
+    }
+
+    @Test func undoAndRedoScriptsGiveBackTheExactBytes() throws {
+        let scratch = try world(pages: 3)
+        let before = try bytes(scratch)
+        #expect(try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"delete\"\npages = \"1\"\n").status == 0)
+        let edited = try bytes(scratch)
+        let undo = try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"undo\"\n", name: "undo.toml")
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(try bytes(scratch) == before)
+        let redo = try apply(scratch, "{\"target\": \"T.pdf\", \"edit\": [{\"op\": \"redo\"}]}", name: "redo.json")
+        #expect(redo.status == 0, "\(redo.stderr)")
+        #expect(try bytes(scratch) == edited)
+    }
+
+    @Test func aBadScriptLeavesTheTargetAsItWas() throws {
+        let scratch = try world(pages: 3)
+        let before = try bytes(scratch)
+        let outOfRange = try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"rotate\"\ndegrees = 90\n[[edit]]\nop = \"delete\"\npages = \"9\"\n")
+        #expect(outOfRange.status == 65)
+        #expect(outOfRange.stderr.contains("edit 2 (delete): page 9 of a 3-page document"), "\(outOfRange.stderr)")
+        #expect(try bytes(scratch) == before)
+        let typo = try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"rotat\"\n")
+        #expect(typo.status == 65)
+        #expect(typo.stderr.contains("edit.toml:3:6:"), "\(typo.stderr)")
+        #expect(typo.stderr.contains("did you mean \"rotate\""), "\(typo.stderr)")
+        let outside = try apply(scratch, "target = \"../T.pdf\"\n[[edit]]\nop = \"rotate\"\ndegrees = 90\n")
+        #expect(outside.status == 65, "\(outside.stderr)")
+        let everything = try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"delete\"\npages = \"all\"\n")
+        #expect(everything.status == 65, "\(everything.stderr)")
+        #expect(try bytes(scratch) == before)
+    }
+
+    @Test func aScriptWrittenAgainstAnOldRevisionIsRefused() throws {
+        let scratch = try world(pages: 2)
+        let base = try bytes(scratch).count
+        #expect(try apply(scratch, "target = \"T.pdf\"\nbase_revision = \(base)\n[[edit]]\nop = \"rotate\"\ndegrees = 90\n").status == 0)
+        let now = try bytes(scratch)
+        let stale = try apply(scratch, "target = \"T.pdf\"\nbase_revision = \(base)\n[[edit]]\nop = \"delete\"\npages = \"1\"\n")
+        #expect(stale.status == 65)
+        #expect(stale.stderr.contains("the target has changed since revision \(base)"), "\(stale.stderr)")
+        #expect(try bytes(scratch) == now)
+        let anyway = try apply(scratch, "target = \"T.pdf\"\nbase_revision = \(base)\non_conflict = \"apply\"\n[[edit]]\nop = \"delete\"\npages = \"1\"\n")
+        #expect(anyway.status == 0, "\(anyway.stderr)")
+        #expect(try pages(scratch.path + "/library/T.pdf") == ["200/90"])
+    }
+
+    @Test func theDaemonAppliesScriptsFromTheEditsFolderAndFilesThem() throws {
+        let scratch = try world(pages: 3)
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        let before = try bytes(scratch)
+        try scratch.write("edits/bad.toml", "target = \"T.pdf\"\n[[edit]]\nop = \"delete\"\npages = \"7\"\n")
+        try scratch.write("edits/sub/turn.json", #"{"target": "T.pdf", "edit": [{"op": "rotate", "pages": "2", "degrees": 180}]}"#)
+        let done = scratch.path + "/edits/done/sub/turn.json"
+        #expect(eventually { FileManager.default.fileExists(atPath: done + ".report.json") }, "log: \(daemon.log)")
+        #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/edits/failed/bad.toml.error.txt") },
+                "log: \(daemon.log)")
+        let error = try String(contentsOfFile: scratch.path + "/edits/failed/bad.toml.error.txt", encoding: .utf8)
+        #expect(error.contains("edit 1 (delete): page 7 of a 3-page document"), "\(error)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: done + ".report.json"))) as? [String: Any]
+        let after = try bytes(scratch)
+        #expect(report?["revision"] as? Int == after.count, "\(String(describing: report))")
+        #expect(report?["operations"] as? [String] == ["rotate"])
+        #expect(after.prefix(before.count) == before)
+        #expect(try pages(scratch.path + "/library/T.pdf") == ["100/0", "200/180", "300/0"])
+        #expect(daemon.log.contains("bad.toml: failed"), "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+}
