@@ -160,3 +160,25 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 }
+
+extension EditScriptTests {
+    @Test func purgeRewritesTheFileSoDeletedPagesAreGone() throws {
+        let scratch = try world(pages: 3)
+        // Page 2's image is the only 200-pixel-wide one: its bytes are findable by its /Width.
+        let marker = Data("/Width 200".utf8)
+        #expect(try bytes(scratch).range(of: marker) != nil)
+        let kept = try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"delete\"\npages = \"2\"\n")
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try bytes(scratch).range(of: marker) != nil, "without purge the page stays in an earlier revision")
+        #expect(try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"undo\"\n", name: "u.toml").status == 0)
+        let purged = try apply(scratch, "target = \"T.pdf\"\npurge = true\n[[edit]]\nop = \"delete\"\npages = \"2\"\n")
+        #expect(purged.status == 0, "\(purged.stderr)")
+        #expect(purged.stdout.contains("purge"), "\(purged.stdout)")
+        try PDFReaders.requireAllAgree(scratch.path + "/library/T.pdf", pages: 2)
+        #expect(try pages(scratch.path + "/library/T.pdf") == ["100/0", "300/0"])
+        // qpdf compresses the rewritten objects, so look for the image by decompressing them all.
+        let uncompressed = scratch.path + "/plain.pdf"
+        try PDFReaders.qpdfUncompressedObjectStreams(scratch.path + "/library/T.pdf", to: uncompressed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: uncompressed)).range(of: marker) == nil, "the deleted page's bytes are gone")
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import PDFAccess
 import TrapperCore
 
 /// Carries out a parsed edit script on its target: undo and redo through the store; every other
@@ -59,8 +60,15 @@ public enum EditApply {
                                   inputs: [.init(name: name, sha256: sha256, pages: 0)],
                                   note: "\(name): " + script.edits.map(\.operation.name).joined(separator: ", "))
         }
-        return Applied(target: script.target, revision: committed.end, operations: script.edits.map(\.operation.name),
-                       pages: pageCount)
+        var operations = script.edits.map(\.operation.name)
+        var end = committed.end
+        if script.purge == true {
+            // Deleted pages live on in earlier revisions until the file is rewritten without them.
+            _ = try store.rewriteWhole(target: script.target) { path in try PDFRewriter.compact(path: path) }
+            operations.append("purge")
+            end = currentLength(script.target)
+        }
+        return Applied(target: script.target, revision: end, operations: operations, pages: pageCount)
     }
 
     /// `base_revision`: the target must still end where the script's author saw it end.
