@@ -1,0 +1,51 @@
+import CFuzzerDriver
+import TrapperCore
+
+/// The image parsers on arbitrary bytes: `ImageFormat.sniff`, then the JPEG, PNG, TIFF and PNM
+/// readers (every one, whatever the sniff says, so each sees every input), each of which may
+/// throw `ImageInputError`, never crash or allocate past `limits`. What parses becomes a page and a
+/// one-page PDF, as ingesting it would: PNG samples unfiltered, CCITT strips cut out, sizes and
+/// resolutions written as PDF numbers.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzImageHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    _ = ImageFormat.sniff(bytes)
+    _ = FileKind.sniff(bytes)
+    let limits = Fixtures.limits
+    var pages: [ImagePage] = []
+    if let page = try? JPEGFile.page(bytes, limits: limits) { pages.append(page) }
+    if let page = try? PNGFile.page(bytes, limits: limits, flate: StoredFlate()) { pages.append(page) }
+    if let pnm = try? PNMFile(bytes, limits: limits), let page = try? PNMFile.page(pnm, limits: limits, flate: StoredFlate()) {
+        pages.append(page)
+    }
+    if let tiff = try? TIFFFile(bytes, limits: limits) {
+        for page in tiff.pages.prefix(4) {
+            if let image = TIFFFile.ccittImage(page, in: bytes) {
+                pages.append(TIFFFile.imagePage(image, for: page, limits: limits))
+            }
+        }
+    }
+    for page in pages { _ = try? ImagePage.newDocument([page]).serialized() }
+    return 0
+}
+
+enum Fixtures {
+    /// Small enough that no input makes the fuzzer wait on a huge allocation; overflow checks are
+    /// reached all the same, since they come before the pixel count is compared.
+    static let limits = ImageLimits(maxPixels: 1 << 22, maxBytes: 1 << 20)
+}
+
+/// TrapperCore has no zlib: "inflating" takes the data as stored (so PNG unfiltering and
+/// de-interlacing see fuzzed rows directly), "deflating" stores it.
+struct StoredFlate: FlateCoding {
+    struct TooLong: Error {}
+
+    func deflate(_ data: [UInt8]) throws -> [UInt8] { data }
+
+    func inflate(_ data: [UInt8], limit: Int) throws -> [UInt8] {
+        guard data.count <= limit else { throw TooLong() }
+        return data
+    }
+}
+
+fuzz_run_driver(CommandLine.argc, CommandLine.unsafeArgv, fuzzImageHeaders)
