@@ -5,7 +5,7 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/pdftrapper
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test demo bench fuzz clean
 
 all: build
 
@@ -29,6 +29,12 @@ bench: build
 	python3 bench/engine.py $(BIN)
 	python3 bench/daemon.py $(BIN)
 	python3 bench/scan.py $(BIN)
+
+# libFuzzer on every parser (fuzz/README.md): SECONDS each, default 30.
+SECONDS ?= 30
+fuzz:
+	@scripts/install-deps.sh
+	scripts/fuzz.sh $(SECONDS)
 
 clean:
 	rm -rf .build demo

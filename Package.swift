@@ -14,6 +14,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "pdftrapper", targets: ["pdftrapper"]),
+        // For the fuzz targets in fuzz/, a package of their own (they only link with -sanitize=fuzzer).
+        .library(name: "TrapperCore", targets: ["TrapperCore"]),
     ],
     targets: [
         // Foundation only: TOML, config, rules and templates, the PDF writer, history, journal records.
