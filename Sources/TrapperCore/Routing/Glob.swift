@@ -16,12 +16,19 @@ public struct Glob: Sendable, Equatable, CustomStringConvertible {
     /// the file's name alone.
     public func matches(relativePath: String) -> Bool {
         let subject = pattern.contains("/") ? relativePath : String(relativePath.split(separator: "/").last ?? "")
-        return matches(Array(subject.lowercased()), 0, 0)
+        var failed = Set<Int>()
+        return matches(Array(subject.lowercased()), 0, 0, &failed)
     }
 
-    public func matches(name: String) -> Bool { matches(Array(name.lowercased()), 0, 0) }
+    public func matches(name: String) -> Bool {
+        var failed = Set<Int>()
+        return matches(Array(name.lowercased()), 0, 0, &failed)
+    }
 
-    private func matches(_ text: [Character], _ t: Int, _ p: Int) -> Bool {
+    /// `failed` holds the (text, pattern) positions already known not to match, so each is tried
+    /// once: without it, every `*` retries every split the stars before it tried, which takes time
+    /// exponential in the number of stars.
+    private func matches(_ text: [Character], _ t: Int, _ p: Int, _ failed: inout Set<Int>) -> Bool {
         var t = t, p = p
         while p < scalars.count {
             switch scalars[p] {
@@ -30,7 +37,11 @@ public struct Glob: Sendable, Equatable, CustomStringConvertible {
                 let next = crossesFolders ? p + 2 : p + 1
                 var end = t
                 while true {
-                    if matches(text, end, next) { return true }
+                    let state = end * (scalars.count + 1) + next
+                    if !failed.contains(state) {
+                        if matches(text, end, next, &failed) { return true }
+                        failed.insert(state)
+                    }
                     guard end < text.count, crossesFolders || text[end] != "/" else { return false }
                     end += 1
                 }
