@@ -41,7 +41,7 @@ struct TableReader {
     }
 
     func complain(_ key: String, _ node: TOMLNode, expected: String) {
-        log.add("\(qualified(key)) must be \(expected), not \(describe(node.value))", at: node.location)
+        log.add("\(qualified(key)) must be \(expected), not \(Self.describe(node.value))", at: node.location)
     }
 
     mutating func string(_ key: String, required: Bool = false) -> (value: String, location: SourceLocation)? {
@@ -173,7 +173,8 @@ struct TableReader {
         }
     }
 
-    private func describe(_ value: TOMLValue) -> String {
+    /// A value as a message names it: `the string "x"`, `the integer 3`, `an array`.
+    static func describe(_ value: TOMLValue) -> String {
         switch value {
         case .string(let text): "the string \"\(text)\""
         case .integer(let number): "the integer \(number)"

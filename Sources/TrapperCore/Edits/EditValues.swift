@@ -112,16 +112,4 @@ extension TableReader {
         let rounded = (value * 100).rounded() / 100
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
     }
-
-    static func describe(_ value: TOMLValue) -> String {
-        switch value {
-        case .string(let text): "the string \"\(text)\""
-        case .integer(let number): "the integer \(number)"
-        case .float(let number): "the float \(number)"
-        case .boolean(let flag): "\(flag)"
-        case .array: "an array"
-        case .table: "a table"
-        default: "a \(value.typeName)"
-        }
-    }
 }

@@ -10,17 +10,8 @@
 /// and any top level but an object are errors. Nesting is limited, so deep input is an error, not a
 /// crash; the whole input is checked to be UTF-8 (bytes above 0x7F may only appear inside strings).
 public enum JSONReader {
-    public struct Limits: Sendable {
-        /// How deeply objects and arrays may nest, the top-level object counting as 1.
-        public var maxDepth: Int
-        /// Larger input is rejected before parsing.
-        public var maxBytes: Int
-
-        public init(maxDepth: Int = 64, maxBytes: Int = 1 << 20) {
-            self.maxDepth = maxDepth
-            self.maxBytes = maxBytes
-        }
-    }
+    /// The TOML reader's limits: nesting depth (the top-level object counting as 1) and bytes.
+    public typealias Limits = TOML.Limits
 
     public static func parse(_ bytes: [UInt8], limits: Limits = .init()) throws(TOMLError) -> TOMLTable {
         guard bytes.count <= limits.maxBytes else {
