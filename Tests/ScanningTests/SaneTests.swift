@@ -64,14 +64,6 @@ enum SaneTestConfig {
     /// Opens a test device (fresh session, so options start at their defaults) for one test body.
     static func withDevice<T>(_ name: String = "test:0", _ body: (SaneDevice) throws -> T) throws -> T {
         let session = try session()
-        return try withExtendedLifetime(session) {
-            let device = try session.open(name)
-            // The test backend cancels its reader thread asynchronously when a page ends or fails; a
-            // thread that dies holding glibc's loader lock hangs this whole process at the next
-            // pthread_create (seen in CI). A pause after each buffer puts the cancel in a sleep.
-            try device.set("read-delay", .bool(true))
-            try device.set("read-delay-duration", .int(1000))
-            return try body(device)
-        }
+        return try withExtendedLifetime(session) { try body(try session.open(name)) }
     }
 }
