@@ -10,8 +10,12 @@ enum ApplyCommand: Command {
     static let details = """
     Reads the edit script (TOML, or JSON with the same structure), checks all of it against its
     target, a PDF below the library root, and applies every edit as ONE revision: page
-    operations (rotate, delete, move, insert-blank, duplicate, crop), metadata and bookmarks; or
-    undo/redo. If any edit cannot be done, nothing is written and each problem is printed as
+    operations (rotate, delete, move, insert-blank, duplicate, crop), metadata and bookmarks;
+    markup as annotations with appearance streams (highlight, underline, strikeout, squiggly by
+    rects or by text found on the page; ink, rect, oval, line, arrow, textbox, note); saved
+    signatures from the signatures folder (a stamp, or drawn into the page with flatten = true);
+    erase (by id as pdftrapper annotations lists them, kind, author, region, or all PDFTrapper
+    made); or undo/redo. If any edit cannot be done, nothing is written and each problem is printed as
     FILE:LINE:COL: message or "edit N (op): reason". The script file stays where it is (the
     daemon moves the scripts it takes to done/ or failed/ in the edits folder).
 

@@ -321,9 +321,10 @@ import Testing
             #"edits/x.toml:8:10: edit[1].pages: the range 3-1 runs backwards (write 1-3)"#,
             #"edits/x.toml:9:11: edit[1].degrees must be a non-zero multiple of 90 from -270 to 270, not the integer 45"#,
             #"edits/x.toml:10:1: unknown key "angle" in [edit[1]] (rotate takes pages, degrees)"#,
-            #"edits/x.toml:13:6: edit[2].op: unknown op "rotat" (did you mean "rotate"?); the ops are rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, undo, redo"#,
-            #"edits/x.toml:16:6: edit[3].op: op "ink" is not available yet in this version"#,
-            #"edits/x.toml:18:1: edit[4] is missing the required key "op" (one of rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, undo, redo)"#,
+            #"edits/x.toml:13:6: edit[2].op: unknown op "rotat" (did you mean "rotate"?); the ops are rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, signature, erase"#,
+            #"edits/x.toml:15:1: edit[3] (ink) is missing the required key "page""#,
+            #"edits/x.toml:15:1: edit[3] (ink) is missing the required key "strokes""#,
+            #"edits/x.toml:18:1: edit[4] is missing the required key "op" (one of rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, signature, erase)"#,
         ])
     }
 
@@ -443,11 +444,47 @@ import Testing
         ])
     }
 
-    @Test(arguments: ["highlight", "underline", "strikeout", "squiggly", "ink", "rect", "oval", "line", "arrow", "textbox",
-                      "note", "signature", "erase"])
-    func markupOpsAreNotAvailableYet(op: String) {
-        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"\(op)\"\ncolor = \"red\"\n")
-                == ["s.toml:3:6: edit[1].op: op \"\(op)\" is not available yet in this version"])
+    @Test func markupOpsNameWhatTheyMiss() {
+        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"highlight\"\npage = 1\n")
+                == [#"s.toml:2:1: edit[1] (highlight) needs "rects" (boxes to mark) or "text" (words to find on the page)"#])
+        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"note\"\npage = 1\nat = [1, 2]\n")
+                == [#"s.toml:2:1: edit[1] (note) is missing the required key "contents""#])
+        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"rect\"\npage = 1\nbox = [0, 0, 9, 9]\ncolor = \"none\"\n")
+                == [#"s.toml:2:1: edit[1] (rect) draws nothing: color = "none" and no fill"#])
+        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"line\"\npage = 1\nfrom = [1, 1]\nto = [1, 1]\n")
+                == [#"s.toml:2:1: edit[1] (line): from and to are the same point, so there is no line to draw"#])
+        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"erase\"\nkind = \"higlight\"\n")
+                .first?.contains(#"unknown kind "higlight" (did you mean "highlight"?)"#) == true)
+        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"ink\"\npage = 1\npreset = \"crayon\"\nstrokes = [[[0, 0]]]\n")
+                == [#"s.toml:5:10: edit[1].preset must be one of pen, marker, pencil, not "crayon""#])
+        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"textbox\"\npage = 1\nbox = [0, 0, 9, 9]\ntext = \"a\"\nsize = 900\n")
+                == ["s.toml:7:8: edit[1].size must be a font size in points from 1 to 200, not 900"])
+    }
+
+    @Test func markupValuesAreReadInTheScriptsUnits() throws {
+        let script = try parse("""
+            target = "a.pdf"
+            units = "mm"
+            [[edit]]
+            op = "ink"
+            page = 2
+            preset = "marker"
+            strokes = [[[10, 20], [30, 40.5]]]
+            [[edit]]
+            op = "oval"
+            page = 1
+            box = [0, 0, 25.4, 10]
+            color = "#0F0"
+            fill = [0, 0, 1]
+            opacity = 0.5
+            author = "Ann"
+            """)
+        #expect(script.edits[0].operation == .markup(Markup(
+            page: 2, shape: .ink(strokes: [[ScriptPoint(10, 20), ScriptPoint(30, 40.5)]], width: 12),
+            color: RGBColor(1, 0.9, 0.1), opacity: 0.4)))
+        #expect(script.edits[1].operation == .markup(Markup(
+            page: 1, shape: .oval(box: ScriptBox(0, 0, 25.4, 10), fill: RGBColor(0, 0, 1), width: 2),
+            color: RGBColor(0, 1, 0), opacity: 0.5, author: "Ann")))
     }
 
     @Test func undoAndRedoStandAlone() {

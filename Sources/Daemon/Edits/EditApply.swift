@@ -23,7 +23,7 @@ public enum EditApply {
     }
 
     public static func run(_ script: EditScript, name: String, sha256: [UInt8], store: TargetStore,
-                           date: Date = Date()) throws -> Applied {
+                           signatures: SignatureLibrary, date: Date = Date()) throws -> Applied {
         if let only = script.edits.first, script.edits.count == 1 {
             switch only.operation {
             case .undo(let steps):
@@ -44,9 +44,10 @@ public enum EditApply {
             guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
             var editor = try PDFPageEditor(reader: reader)
             let before = editor.pageCount
+            let markup = MarkupContext(script: script, signatures: signatures, reader: reader, date: date)
             for edit in script.edits {
                 do {
-                    try apply(edit.operation, script, &editor, date: date)
+                    try apply(edit.operation, script, &editor, markup: markup, date: date)
                 } catch let refused as Refused {
                     throw refused
                 } catch {
@@ -87,7 +88,7 @@ public enum EditApply {
     }
 
     private static func apply(_ operation: EditOperation, _ script: EditScript, _ editor: inout PDFPageEditor,
-                              date: Date) throws {
+                              markup: MarkupContext, date: Date) throws {
         switch operation {
         case .rotate(let pages, let degrees):
             try editor.rotate(pages.resolve(pageCount: editor.pageCount), by: degrees)
@@ -120,7 +121,8 @@ public enum EditApply {
             try editor.duplicate(pages.resolve(pageCount: editor.pageCount))
         case .crop(let pages, let box):
             for index in try pages.resolve(pageCount: editor.pageCount) {
-                try editor.crop([index], to: try userSpace(box, script, mediaBox: editor.mediaBox(ofPage: index)))
+                let frame = try markup.frame(editor, page: index)
+                try editor.crop([index], to: frame.toUser(frame.shown(box)).numbers)
             }
         case .metadata(let title, let author, let subject, let keywords):
             try editor.setInfo(title: title, author: author, subject: subject, keywords: keywords, modified: date)
@@ -133,23 +135,9 @@ public enum EditApply {
             throw EditApplyError("extract is not available yet in this version")
         case .undo, .redo:
             throw EditApplyError("undo and redo stand alone in a script")
+        case .markup, .signature, .erase:
+            try applyMarkup(operation, markup, &editor)
         }
-    }
-
-    /// A box in the script's units and origin, in the page's user space: units to points, and a
-    /// top-left origin measured down from the media box's top edge.
-    static func userSpace(_ box: ScriptBox, _ script: EditScript, mediaBox: [Double]) throws -> [Double] {
-        let unit = script.units.points
-        var (x0, y0, x1, y1) = (box.x0 * unit, box.y0 * unit, box.x1 * unit, box.y1 * unit)
-        x0 += mediaBox[0]
-        x1 += mediaBox[0]
-        if script.origin == .topLeft {
-            (y0, y1) = (mediaBox[3] - y1, mediaBox[3] - y0)
-        } else {
-            y0 += mediaBox[1]
-            y1 += mediaBox[1]
-        }
-        return [x0, y0, x1, y1]
     }
 }
 
@@ -171,6 +159,9 @@ extension EditOperation {
         case .crop: "crop"
         case .metadata: "metadata"
         case .bookmark: "bookmark"
+        case .markup(let markup): markup.op
+        case .signature: "signature"
+        case .erase: "erase"
         case .undo: "undo"
         case .redo: "redo"
         }

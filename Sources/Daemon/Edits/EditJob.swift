@@ -50,7 +50,8 @@ public struct EditJob {
                 throw EditApplyError("target \(script.target) is outside the library \(config.library.root) (a symlinked folder?)")
             }
             outcome.applied = try EditApply.run(script, name: (relativePath as NSString).lastPathComponent,
-                                                sha256: FileDigest.sha256(bytes), store: store, date: now)
+                                                sha256: FileDigest.sha256(bytes), store: store,
+                                                signatures: SignatureLibrary(folder: config.signatures.path), date: now)
         } catch let error as EditScriptError {
             outcome.problems = error.diagnostics.map(\.description)
         } catch {

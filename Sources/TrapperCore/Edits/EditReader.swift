@@ -19,10 +19,6 @@ struct EditReader {
         "redo": ["steps"],
     ]
 
-    /// Ops of the issue that a later version brings: refused as such, not as unknown.
-    static let laterOps = ["highlight", "underline", "strikeout", "squiggly", "ink", "rect", "oval", "line", "arrow",
-                           "textbox", "note", "signature", "erase"]
-
     /// Paper sizes in points (ISO A sizes from their millimetres).
     static let paperSizes: [(name: String, width: Double, height: Double)] = [
         ("A3", 297 * LengthUnit.mm.points, 420 * LengthUnit.mm.points),
@@ -41,13 +37,9 @@ struct EditReader {
             }
             return (nil, nil)
         }
-        guard let keys = Self.ops.first(where: { $0.key == op.value })?.value else {
-            if Self.laterOps.contains(op.value) {
-                log.add("\(table.qualified("op")): op \"\(op.value)\" is not available yet in this version", at: op.location)
-            } else {
-                let hint = Suggestion.hint(for: op.value, among: Self.ops.map(\.key))
-                log.add("\(table.qualified("op")): unknown op \"\(op.value)\"\(hint); the ops are \(Self.opList)", at: op.location)
-            }
+        guard let keys = Self.keys(of: op.value) else {
+            let hint = Suggestion.hint(for: op.value, among: Self.opNames)
+            log.add("\(table.qualified("op")): unknown op \"\(op.value)\"\(hint); the ops are \(Self.opList)", at: op.location)
             return (op.value, nil)
         }
         let place = "\(table.name) (\(op.value))"
@@ -56,7 +48,13 @@ struct EditReader {
         return (op.value, operation.map { Edit(index: index, location: table.table.location, operation: $0) })
     }
 
-    static var opList: String { ops.map(\.key).joined(separator: ", ") }
+    static var opNames: [String] { ops.map(\.key) + markupOps.map(\.key) }
+    static var opList: String { opNames.joined(separator: ", ") }
+
+    /// The keys `op` takes besides `op`; nil for an unknown op.
+    static func keys(of op: String) -> [String]? {
+        ops.first(where: { $0.key == op })?.value ?? markupOps.first(where: { $0.key == op })?.value
+    }
 
     private func operation(_ op: String, _ table: inout TableReader, place: String) -> EditOperation? {
         switch op {
@@ -108,7 +106,7 @@ struct EditReader {
             guard let steps else { return nil }
             return op == "undo" ? .undo(steps: steps) : .redo(steps: steps)
         default:
-            return nil    // not one of `ops`: refused before
+            return markupOperation(op, &table, place: place)
         }
     }
 
@@ -116,7 +114,7 @@ struct EditReader {
     static let maxSteps = 10_000
 
     /// A key the op cannot do without: reported as missing when absent, else read by `read`.
-    private func required<Value>(_ key: String, _ table: inout TableReader, _ place: String,
+    func required<Value>(_ key: String, _ table: inout TableReader, _ place: String,
                                  _ read: (inout TableReader) -> Value?) -> Value? {
         guard table.table[key] != nil else {
             table.missing(key, in: place)

@@ -99,6 +99,12 @@ public enum EditOperation: Sendable, Equatable {
     case metadata(title: String?, author: String?, subject: String?, keywords: String?)
     /// An outline entry that opens `page`.
     case bookmark(title: String, page: Int)
+    /// An annotation with its own appearance stream, so that every viewer shows it alike.
+    case markup(Markup)
+    /// A saved signature from the signatures folder, as a stamp or drawn into the page.
+    case signature(SignaturePlacement)
+    /// Removes annotations; form fields' widgets are never removed.
+    case erase(AnnotationFilter)
     /// The same as `pdftrapper undo` / `redo`; a script with one of these has nothing else.
     case undo(steps: Int)
     case redo(steps: Int)

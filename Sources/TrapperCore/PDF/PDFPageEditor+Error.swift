@@ -3,7 +3,8 @@
 /// the editor as it was before the call.
 public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Operation: String, Sendable {
-        case open, rotate, delete, move, crop, duplicate, metadata, bookmark
+        case open, rotate, delete, move, crop, duplicate, metadata, bookmark, annotate, flatten, erase
+        case listAnnotations = "list annotations"
         case readPage = "read page"
         case insertBlank = "insert blank"
     }
@@ -24,6 +25,10 @@ public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConverti
         case unreadable(PDFError)
         /// A legal page-tree shape this editor does not take on (see `PDFPageEditor`).
         case unsupportedPageTree(String)
+        /// `erase` by id: nothing has that id.
+        case noSuchAnnotation(String)
+        /// `erase` by id of a form field's widget, which belongs to the form as much as to the page.
+        case formFieldWidget(String)
     }
 
     public var operation: Operation
@@ -54,6 +59,9 @@ public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConverti
             text += "page size \(Self.format([width, height])) points is outside 3...14400 (ISO 32000-1 C.2)"
         case .unreadable(let error): text += error.description
         case .unsupportedPageTree(let message): text += message
+        case .noSuchAnnotation(let id): text += "no annotation has the id \"\(id)\" (pdftrapper annotations lists them)"
+        case .formFieldWidget(let id):
+            text += "\"\(id)\" is a form field's widget, which erase leaves alone (the form would lose the field)"
         }
         return text
     }

@@ -54,6 +54,10 @@ final class PDFPageTreeState {
         var changed: Bool
         /// For a duplicate: its own copies of the original's annotations (widgets and popups left out).
         var annotations: [PDFDictionary]?
+        /// Annotations this revision adds, after those it has.
+        var added: [AnnotationDraft] = []
+        /// Forms this revision draws into the page's content (flattened signatures).
+        var overlay: PDFPageEditor.Overlay?
     }
 
     static let inheritable: [PDFName] = ["MediaBox", "CropBox", "Resources", "Rotate"]
@@ -233,6 +237,28 @@ final class PDFPageTreeState {
             case .unread: preconditionFailure("touched above")
             }
         }
+    }
+
+    /// The index of the page held under `reference`, reading nodes (never untouched pages) on the way.
+    func index(of reference: PDFReference) throws -> Int? {
+        var offset = 0
+        func search(_ node: Int) throws -> Int? {
+            try classify(node)
+            for kid in nodes[node].kids! {
+                switch kid {
+                case .unread(let page):
+                    if page == reference { return offset }
+                    offset += 1
+                case .page(let page):
+                    if pages[page].reference == reference { return offset }
+                    offset += 1
+                case .node(let child):
+                    if let found = try search(child) { return found }
+                }
+            }
+            return nil
+        }
+        return try search(root)
     }
 
     func position(of page: Int) -> (node: Int, position: Int) {

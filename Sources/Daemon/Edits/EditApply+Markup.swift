@@ -1,0 +1,100 @@
+import Foundation
+import PDFAccess
+import TrapperCore
+
+/// The markup ops, `signature` and `erase`: each placed on its page through the page's frame (its
+/// box and rotation as the script's author sees it), then handed to the page editor.
+extension EditApply {
+    /// What markup needs beyond the editor: the saved signatures, and the target as it is on disk
+    /// for `text =` searches (opened once, on the first search).
+    final class MarkupContext {
+        let script: EditScript
+        let signatures: SignatureLibrary
+        let reader: PDFTailReader
+        let date: Date
+        private var search: PDFTextSearch?
+        /// The document as it is on disk, for the box and rotation poppler measures a page by.
+        private var original: PDFPageEditor?
+
+        init(script: EditScript, signatures: SignatureLibrary, reader: PDFTailReader, date: Date) {
+            self.script = script
+            self.signatures = signatures
+            self.reader = reader
+            self.date = date
+        }
+
+        func frame(_ editor: PDFPageEditor, page index: Int) throws -> PageFrame {
+            PageFrame(mediaBox: try editor.mediaBox(ofPage: index), rotation: try editor.rotation(ofPage: index),
+                      units: script.units, origin: script.origin)
+        }
+
+        /// Each place `text` stands on the page at `index`, as rectangles in the page's shown
+        /// space (media box corner, as scripts measure), one list per place.
+        func find(_ text: String, page index: Int, _ editor: PDFPageEditor, frame: PageFrame) throws -> [[Rect]] {
+            guard let reference = try editor.reference(ofPage: index) else {
+                throw EditApplyError("page \(index + 1) is new in this script; text = finds text on pages already in the file")
+            }
+            if search == nil { search = try PDFTextSearch(path: script.target) }
+            if original == nil { original = try PDFPageEditor(reader: reader) }
+            guard let originalIndex = try original!.index(ofPage: reference) else {
+                throw EditApplyError("page \(index + 1) cannot be found in the file as it is on disk")
+            }
+            // Poppler measures from the crop box's corner, with the rotation the file gives the page.
+            let popplerFrame = PageFrame(mediaBox: try original!.cropBox(ofPage: originalIndex),
+                                         rotation: try original!.rotation(ofPage: originalIndex))
+            let places = try search!.find(text, onPage: reference)
+            guard !places.isEmpty else { throw EditApplyError("text \"\(text)\" is not on page \(index + 1)") }
+            // A page rotated since (an earlier edit of this script) is shown turned: place the marks on the same words.
+            return places.map { [frame.toShown(popplerFrame.toUser($0))] }
+        }
+    }
+
+    static func applyMarkup(_ operation: EditOperation, _ context: MarkupContext, _ editor: inout PDFPageEditor) throws {
+        switch operation {
+        case .markup(let markup):
+            let index = try pageIndex(markup.page, editor)
+            let frame = try context.frame(editor, page: index)
+            var found: [[Rect]] = []
+            if case .text(_, .text(let text)) = markup.shape { found = try context.find(text, page: index, editor, frame: frame) }
+            let drafts = try AnnotationBuilder.annotations(markup, frame: frame, found: found, date: context.date)
+            try editor.annotate(index, drafts)
+        case .signature(let placement):
+            let index = try pageIndex(placement.page, editor)
+            let art = try context.signatures.load(placement.name)
+            let draft = try AnnotationBuilder.signature(placement, art: art, frame: try context.frame(editor, page: index),
+                                                        date: context.date)
+            if placement.flatten {
+                try editor.flatten(index, draft.appearance)
+            } else {
+                try editor.annotate(index, [draft])
+            }
+        case .erase(let filter):
+            let indexes = try filter.pages.resolve(pageCount: editor.pageCount)
+            var regions: [Int: Rect] = [:]
+            if let region = filter.region {
+                for index in indexes {
+                    let frame = try context.frame(editor, page: index)
+                    regions[index] = frame.toUser(frame.shown(region))
+                }
+            }
+            let subtypes = filter.kinds.map { Set($0.map(AnnotationKinds.subtype)) }
+            try editor.erase(indexes, ids: filter.ids) { annotation in
+                if let ids = filter.ids, !ids.contains(annotation.id) { return false }
+                if let subtypes, !subtypes.contains(annotation.subtype) { return false }
+                if let author = filter.author, annotation.author?.lowercased() != author.lowercased() { return false }
+                if let region = regions[annotation.page], !(annotation.rect.map(region.intersects) ?? false) { return false }
+                if filter.madeByPDFTrapper, !annotation.madeByPDFTrapper { return false }
+                return true
+            }
+        default:
+            break
+        }
+    }
+
+    static func pageIndex(_ page: Int, _ editor: PDFPageEditor) throws -> Int {
+        guard page >= 1, page <= editor.pageCount else {
+            throw EditApplyError("page \(page) of a \(editor.pageCount)-page document")
+        }
+        return page - 1
+    }
+}

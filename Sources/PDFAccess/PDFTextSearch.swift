@@ -1,0 +1,63 @@
+import CPoppler
+import CQPDF
+import Foundation
+import TrapperCore
+
+/// Finds text on a page of a PDF as it is on disk, through poppler's text search, the way a
+/// viewer's find bar does: case-insensitive, one rectangle per place found (a match that runs
+/// over a line break is not found). The page is named by its object (qpdf tells its index),
+/// since an edit script's earlier edits may have moved it.
+///
+/// Owns its poppler document: not Sendable, use it from one task.
+public final class PDFTextSearch {
+    public enum Failure: Error, CustomStringConvertible {
+        case open(path: String, String)
+        case noSuchPage(PDFReference)
+
+        public var description: String {
+            switch self {
+            case .open(let path, let message): "text search: open \(path): \(message)"
+            case .noSuchPage(let reference): "text search: no page \(reference) in the file"
+            }
+        }
+    }
+
+    let path: String
+    private let qpdf = QPDFHandle()
+    private let document: OpaquePointer
+
+    public init(path: String) throws(Failure) {
+        self.path = path
+        do { try qpdf.read(path, password: nil) } catch { throw .open(path: path, error.message) }
+        var error: UnsafeMutablePointer<GError>?
+        let uri = URL(fileURLWithPath: path).absoluteString
+        guard let document = poppler_document_new_from_file(uri, nil, &error) else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "poppler could not open it"
+            if let error { g_error_free(error) }
+            throw .open(path: path, message)
+        }
+        self.document = document
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(document)) }
+
+    /// Where `text` stands on the page held under `reference`: for each place, its rectangles in
+    /// the page's shown space as poppler measures it (the crop box with the page's rotation
+    /// applied, y up), in reading order.
+    public func find(_ text: String, onPage reference: PDFReference) throws(Failure) -> [Rect] {
+        let index = qpdf_find_page_by_id(qpdf.data, Int32(reference.number), Int32(reference.generation))
+        guard index >= 0, let page = poppler_document_get_page(document, index) else { throw .noSuchPage(reference) }
+        defer { g_object_unref(UnsafeMutableRawPointer(page)) }
+        let found = poppler_page_find_text_with_options(page, text, POPPLER_FIND_DEFAULT)
+        defer { g_list_free_full(found) { poppler_rectangle_free($0?.assumingMemoryBound(to: PopplerRectangle.self)) } }
+        var rects: [Rect] = []
+        var item = found
+        while let node = item {
+            if let rect = node.pointee.data?.assumingMemoryBound(to: PopplerRectangle.self).pointee {
+                rects.append(Rect(x0: rect.x1, y0: rect.y1, x1: rect.x2, y1: rect.y2))
+            }
+            item = node.pointee.next
+        }
+        return rects
+    }
+}

@@ -1,0 +1,250 @@
+/// Annotations: adding those PDFTrapper draws, drawing forms into a page's content (a flattened
+/// signature), listing and erasing. Like every edit, each reads what it needs first and changes
+/// nothing when it throws; `write` then adds the new objects to the revision.
+extension PDFPageEditor {
+    /// One annotation as `pdftrapper annotations` lists it and `erase` matches it.
+    public struct AnnotationSummary: Sendable, Equatable {
+        /// 0-based.
+        public var page: Int
+        /// /NM when it has one, else `pP-N` (page P, the Nth entry of its /Annots).
+        public var id: String
+        public var subtype: String
+        /// In user space.
+        public var rect: Rect?
+        public var author: String?
+        public var contents: String?
+
+        public var madeByPDFTrapper: Bool { id.hasPrefix(AnnotationBuilder.idPrefix) }
+        /// Widgets belong to form fields, popups to the annotation they open from.
+        public var isWidget: Bool { subtype == "Widget" }
+    }
+
+    /// What flattening changes in one page: its resources made its own, and the forms to draw over its content.
+    struct Overlay {
+        var resources: PDFDictionary
+        var xobjects: PDFDictionary
+        /// The page's content streams as they were.
+        var contents: [PDFObject]
+        var forms: [(name: PDFName, form: AppearanceForm)] = []
+    }
+
+    /// The object the page at `index` is held under; nil for a page this editor made.
+    public func reference(ofPage index: Int) throws -> PDFReference? {
+        tree.pages[try located(index, .readPage)].reference
+    }
+
+    /// Where the page held under `reference` stands; nil when it is not in the tree.
+    public func index(ofPage reference: PDFReference) throws -> Int? {
+        try Self.wrapping(.readPage) { try tree.index(of: reference) }
+    }
+
+    /// Adds annotations to the page at `index`, after the ones it has.
+    public mutating func annotate(_ index: Int, _ drafts: [AnnotationDraft]) throws {
+        makeUnique()
+        let page = try located(index, .annotate)
+        let existing = try Self.wrapping(.annotate, page: index) { try annotationObjects(of: page) }
+        if tree.pages[page].annotations == nil { tree.pages[page].dictionary["Annots"] = existing.isEmpty ? nil : .array(existing) }
+        tree.pages[page].added += drafts
+        tree.pages[page].changed = true
+    }
+
+    /// Draws `form` into the content of the page at `index`, over what is there: the page's
+    /// content is wrapped in q/Q so nothing it leaves set changes the form, and its resources
+    /// become its own dictionary (a shared one is never changed).
+    public mutating func flatten(_ index: Int, _ form: AppearanceForm) throws {
+        makeUnique()
+        let page = try located(index, .flatten)
+        var overlay = try tree.pages[page].overlay ?? Self.wrapping(.flatten, page: index) { try readOverlay(page) }
+        var number = overlay.forms.count
+        while overlay.xobjects[PDFName("PTForm\(number)")] != nil { number += 1 }
+        overlay.forms.append((PDFName("PTForm\(number)"), form))
+        tree.pages[page].overlay = overlay
+        tree.pages[page].changed = true
+    }
+
+    /// The page's annotations: those it has (after this revision's erasures) and those this revision adds.
+    public func annotations(ofPage index: Int) throws -> [AnnotationSummary] {
+        let page = try located(index, .listAnnotations)
+        return try Self.wrapping(.listAnnotations, page: index) {
+            let existing = try summaries(of: page, index: index).map(\.summary)
+            let added = tree.pages[page].added.map { draft in
+                summary(draft.dictionary, page: index, id: draft.id)
+            }
+            return existing + added
+        }
+    }
+
+    /// Removes the annotations on `indexes` that `matches` takes (widgets never; an annotation's
+    /// popup goes with it); returns how many. `ids`, when given, must each name one.
+    @discardableResult
+    public mutating func erase(_ indexes: [Int], ids: [String]? = nil, where matches: (AnnotationSummary) -> Bool) throws -> Int {
+        makeUnique()
+        let pages = try located(indexes, .erase)
+        var plans: [(page: Int, keep: [PDFObject]?, keepCopies: [PDFDictionary]?, keepAdded: [AnnotationDraft])] = []
+        var seen: Set<String> = []
+        var removed = 0
+        for (index, page) in pages {
+            let found = try Self.wrapping(.erase, page: index) { try summaries(of: page, index: index) }
+            func wanted(_ summary: AnnotationSummary) -> Bool {
+                guard matches(summary) else { return false }
+                seen.insert(summary.id)
+                return !summary.isWidget
+            }
+            for item in found where item.summary.isWidget && ids?.contains(item.summary.id) == true {
+                throw PDFPageEditError(.erase, page: index, .formFieldWidget(item.summary.id))
+            }
+            let gone = found.filter { wanted($0.summary) }
+            let goneObjects = Set(gone.compactMap(\.reference))
+            let popups = Set(gone.compactMap(\.popup))
+            let keep = found.filter { item in
+                guard !gone.contains(where: { $0.summary.id == item.summary.id }) else { return false }
+                guard let reference = item.reference else { return true }
+                return !popups.contains(reference) && !(item.parent.map(goneObjects.contains) ?? false)
+            }
+            let added = tree.pages[page].added.filter { !wanted(summary($0.dictionary, page: index, id: $0.id)) }
+            removed += found.count - keep.count + tree.pages[page].added.count - added.count
+            if tree.pages[page].annotations != nil {
+                plans.append((page, nil, keep.compactMap(\.copy), added))
+            } else {
+                plans.append((page, keep.compactMap { $0.reference.map(PDFObject.reference) }, nil, added))
+            }
+        }
+        if let missing = ids?.first(where: { !seen.contains($0) }) {
+            throw PDFPageEditError(.erase, .noSuchAnnotation(missing))
+        }
+        for plan in plans {
+            let before = tree.pages[plan.page]
+            if let copies = plan.keepCopies { tree.pages[plan.page].annotations = copies }
+            if let keep = plan.keep { tree.pages[plan.page].dictionary["Annots"] = keep.isEmpty ? nil : .array(keep) }
+            tree.pages[plan.page].added = plan.keepAdded
+            let same = before.dictionary == tree.pages[plan.page].dictionary && before.added.count == plan.keepAdded.count
+                && before.annotations?.count == tree.pages[plan.page].annotations?.count
+            if !same { tree.pages[plan.page].changed = true }
+        }
+        return removed
+    }
+
+    // MARK: Reading
+
+    /// One entry of a page's annotations, as read: the reference it is held under (nil for a
+    /// duplicate's copy, which is written new), its /Popup and /Parent, and what is listed of it.
+    struct ReadAnnotation {
+        var reference: PDFReference?
+        var copy: PDFDictionary?
+        var popup: PDFReference?
+        var parent: PDFReference?
+        var summary: AnnotationSummary
+    }
+
+    /// The entries of the page's /Annots, resolved where it is an indirect array.
+    func annotationObjects(of page: Int) throws -> [PDFObject] {
+        guard let annots = tree.pages[page].dictionary["Annots"] else { return [] }
+        return try tree.reader.resolve(annots).arrayValue ?? []
+    }
+
+    func summaries(of page: Int, index: Int) throws -> [ReadAnnotation] {
+        if let copies = tree.pages[page].annotations {
+            return copies.enumerated().map { position, dictionary in
+                ReadAnnotation(reference: nil, copy: dictionary, popup: nil, parent: nil,
+                               summary: summary(dictionary, page: index, id: id(dictionary, page: index, position: position)))
+            }
+        }
+        return try annotationObjects(of: page).enumerated().compactMap { position, item in
+            guard let dictionary = try tree.reader.resolve(item).dictionaryValue else { return nil }
+            return ReadAnnotation(reference: item.referenceValue, copy: nil, popup: dictionary["Popup"]?.referenceValue,
+                                  parent: dictionary["Parent"]?.referenceValue,
+                                  summary: summary(dictionary, page: index, id: id(dictionary, page: index, position: position)))
+        }
+    }
+
+    private func id(_ dictionary: PDFDictionary, page: Int, position: Int) -> String {
+        if let value = dictionary["NM"], let name = (try? tree.reader.resolve(value))?.stringValue, !name.bytes.isEmpty {
+            return Self.text(name)
+        }
+        return "p\(page + 1)-\(position + 1)"
+    }
+
+    func summary(_ dictionary: PDFDictionary, page: Int, id: String) -> AnnotationSummary {
+        let resolve = { (key: PDFName) -> PDFObject? in
+            guard let value = dictionary[key] else { return nil }
+            return try? tree.reader.resolve(value)
+        }
+        let rect = resolve("Rect")?.arrayValue.flatMap { items -> Rect? in
+            Rect(items.compactMap { (try? tree.reader.resolve($0))?.numberValue })
+        }
+        return AnnotationSummary(page: page, id: id, subtype: resolve("Subtype")?.nameValue?.string ?? "?", rect: rect,
+                                 author: resolve("T")?.stringValue.map(Self.text),
+                                 contents: resolve("Contents")?.stringValue.map(Self.text))
+    }
+
+    /// A text string's characters: UTF-16BE behind its byte order mark, else PDFDocEncoding read as Latin-1.
+    static func text(_ string: PDFString) -> String {
+        let bytes = string.bytes
+        if bytes.count >= 2, bytes[0] == 0xFE, bytes[1] == 0xFF {
+            let units = stride(from: 2, to: bytes.count - 1, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+            return String(decoding: units, as: UTF16.self)
+        }
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            return String(decoding: bytes.dropFirst(3), as: UTF8.self)
+        }
+        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+
+    private func readOverlay(_ page: Int) throws -> Overlay {
+        let reader = tree.reader
+        let resources = try tree.effective("Resources", of: page).map(reader.resolve)?.dictionaryValue ?? [:]
+        let xobjects = try resources["XObject"].map(reader.resolve)?.dictionaryValue ?? [:]
+        let contents: [PDFObject]
+        switch tree.pages[page].dictionary["Contents"] {
+        case nil: contents = []
+        case .reference(let reference)?:
+            // An indirect array of streams, or one stream.
+            if case .array(let items) = try reader.resolve(reference) { contents = items } else { contents = [.reference(reference)] }
+        case .array(let items)?: contents = items
+        case let other?: contents = [other]
+        }
+        return Overlay(resources: resources, xobjects: xobjects, contents: contents)
+    }
+
+    // MARK: Writing
+
+    /// The page's new annotations and overlay, written into `dictionary` (the page's, about to be set under `own`).
+    func writeMarkup<Sink: PDFObjectSink>(_ entry: PDFPageTreeState.Page, own: PDFReference, into dictionary: inout PDFDictionary,
+                                          sink: inout Sink) throws {
+        if !entry.added.isEmpty {
+            var annots = dictionary["Annots"]?.arrayValue ?? []
+            for draft in entry.added {
+                var annotation = draft.dictionary
+                annotation["P"] = .reference(own)
+                annotation["AP"] = .dictionary(["N": .reference(try write(draft.appearance, into: &sink))])
+                annots.append(.reference(try sink.add(.dictionary(annotation))))
+            }
+            dictionary["Annots"] = .array(annots)
+        }
+        if let overlay = entry.overlay {
+            var xobjects = overlay.xobjects
+            var drawing = ContentStream()
+            for (name, form) in overlay.forms {
+                xobjects[name] = .reference(try write(form, into: &sink))
+                drawing.raw("q /\(name.string) Do Q")
+            }
+            var resources = overlay.resources
+            resources["XObject"] = .dictionary(xobjects)
+            dictionary["Resources"] = .dictionary(resources)
+            let open = try sink.add(.stream(PDFStream(data: Array("q\n".utf8))))
+            let close = try sink.add(.stream(PDFStream(data: Array("Q\n".utf8) + drawing.bytes)))
+            dictionary["Contents"] = .array([.reference(open)] + overlay.contents + [.reference(close)])
+        }
+    }
+
+    /// A form and the images it draws (each image's soft mask first, which the image points at).
+    private func write<Sink: PDFObjectSink>(_ form: AppearanceForm, into sink: inout Sink) throws -> PDFReference {
+        var images: [PDFName: PDFReference] = [:]
+        for image in form.images {
+            var stream = image.image
+            if let mask = image.softMask { stream.dictionary["SMask"] = .reference(try sink.add(.stream(mask))) }
+            images[image.name] = try sink.add(.stream(stream))
+        }
+        return try sink.add(.stream(form.stream(images: images)))
+    }
+}
