@@ -22,6 +22,7 @@ public final class InboxDaemon {
     var lastStatusNotice = Date.distantPast
     /// The scanner agent, when the config has `[[scanner]]` entries.
     var scanners: ScannerSupervisor?
+    let editWorkers = EditWorkers(openStore: { try InboxDaemon.openStore($0) })
 
     /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
     public static func run(configPath: String, environment: [String: String]) -> ExitCode {
@@ -77,6 +78,9 @@ public final class InboxDaemon {
                 case .stop:
                     notifier.notify("STOPPING=1")
                     scanners?.stop()
+                    // The scripts in hand finish: each is one revision, or nothing.
+                    editWorkers.wait()
+                    reportEditScripts()
                     status.state = "stopped"
                     saveStatus()
                     log.log(.info, "pdftrapper: stopping")
@@ -92,10 +96,13 @@ public final class InboxDaemon {
                 continue
             }
             var entries = watcher.next(timeout: 0.5)
-            // Edit scripts, in the order they arrived, each one revision of its target.
+            // Edit scripts, each one revision of its target: in arrival order per target, targets side by side.
             let scripts = entries.filter { $0.root == config.edits.path }
             entries.removeAll { $0.root == config.edits.path }
-            for script in scripts where !signals.peekStop() { takeEditScript(script) }
+            for script in scripts where script.kind == .file {
+                editWorkers.submit(path: script.path, relativePath: script.relativePath, config: config)
+            }
+            reportEditScripts()
             status.queue = entries.count
             // A stop waits for the revision in hand, not for the whole backlog.
             for chunk in stride(from: 0, to: entries.count, by: InboxJob.revisionLimit) {
@@ -201,20 +208,22 @@ public final class InboxDaemon {
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
     }
 
-    private func takeEditScript(_ entry: ReadyEntry) {
-        guard entry.kind == .file else { return }
-        let outcome = EditJob(config: config, store: store).take(entry.path, relativePath: entry.relativePath)
-        reportStoreLog()
-        var fields = [EventField.input: entry.relativePath]
-        if let applied = outcome.applied {
-            fields[EventField.target] = applied.target
-            fields[EventField.revision] = String(applied.revision)
+    private func reportEditScripts() {
+        let finished = editWorkers.finished()
+        for script in finished {
+            for line in script.storeLog { log.log(.warning, "pdftrapper: \(line)") }
+            let outcome = script.outcome
+            var fields = [EventField.input: script.relativePath]
+            if let applied = outcome.applied {
+                fields[EventField.target] = applied.target
+                fields[EventField.revision] = String(applied.revision)
+            }
+            log.log(outcome.applied == nil ? .warning : .info, "pdftrapper: edit script " + outcome.summary, fields: fields)
+            if outcome.applied == nil {
+                for problem in outcome.problems.dropFirst() { log.log(.warning, "pdftrapper:   \(problem)") }
+            }
         }
-        log.log(outcome.applied == nil ? .warning : .info, "pdftrapper: edit script " + outcome.summary, fields: fields)
-        if outcome.applied == nil {
-            for problem in outcome.problems.dropFirst() { log.log(.warning, "pdftrapper:   \(problem)") }
-        }
-        notifier.notify("STATUS=\(statusLine)")
+        if !finished.isEmpty { notifier.notify("STATUS=\(statusLine)") }
     }
 
     /// Scans go in through the same store as the inbox, in this loop, so they never interleave with

@@ -156,7 +156,7 @@ import Testing
         #expect(report?["operations"] as? [String] == ["rotate"])
         #expect(after.prefix(before.count) == before)
         #expect(try pages(scratch.path + "/library/T.pdf") == ["100/0", "200/180", "300/0"])
-        #expect(daemon.log.contains("bad.toml: failed"), "\(daemon.log)")
+        #expect(eventually { daemon.log.contains("bad.toml: failed") }, "\(daemon.log)")
         #expect(daemon.stop() == 0)
     }
 }

@@ -11,16 +11,66 @@ extension EditApply {
         let script: EditScript
         let signatures: SignatureLibrary
         let reader: PDFTailReader
+        let libraryRoot: String
         let date: Date
+        /// New files `extract` makes once every edit has been done.
+        private(set) var extracts: [(path: String, pages: [PDFPageSnapshot], selection: PageSelection)] = []
         private var search: PDFTextSearch?
         /// The document as it is on disk, for the box and rotation poppler measures a page by.
         private var original: PDFPageEditor?
 
-        init(script: EditScript, signatures: SignatureLibrary, reader: PDFTailReader, date: Date) {
+        init(script: EditScript, signatures: SignatureLibrary, reader: PDFTailReader, libraryRoot: String, date: Date) {
             self.script = script
             self.signatures = signatures
             self.reader = reader
+            self.libraryRoot = (libraryRoot as NSString).standardizingPath
             self.date = date
+        }
+
+        /// Where `extract` puts its pages: the template rendered for the target (its {stem},
+        /// {folder}, the date), a file that does not exist yet. With {seq}, the lowest free number.
+        func planExtract(_ template: PathTemplate, pages: [PDFPageSnapshot], selection: PageSelection) throws {
+            let relative = script.target.hasPrefix(libraryRoot + "/") ? String(script.target.dropFirst(libraryRoot.count + 1))
+                : (script.target as NSString).lastPathComponent
+            let values = TemplateValues(date: date, relativePath: relative, rule: "extract", source: .inbox)
+            let planned = Set(extracts.map(\.path))
+            func taken(_ path: String) -> Bool { planned.contains(path) || FileManager.default.fileExists(atPath: path) }
+            var path = libraryRoot + "/" + template.render(values)
+            if template.usesSequence {
+                var sequence = 1
+                while taken(libraryRoot + "/" + template.render(values, sequence: sequence)) { sequence += 1 }
+                path = libraryRoot + "/" + template.render(values, sequence: sequence)
+            } else if taken(path) {
+                throw EditApplyError("\(path) exists already; extract makes a new file (put {seq} in the template for a free name)")
+            }
+            guard path.lowercased().hasSuffix(".pdf"), path != script.target,
+                  PathSafety.isInside(path, root: libraryRoot),
+                  !PathSafety.isInside(path, root: libraryRoot + "/" + StateDirectory.libraryFolderName) else {
+                throw EditApplyError("\(path) is not a PDF below the library \(libraryRoot)")
+            }
+            extracts.append((path, pages, selection))
+        }
+
+        /// Writes each planned extract as a new file with its own history; returns their paths.
+        func writeExtracts(store: TargetStore, scriptName: String, sha256: [UInt8]) throws -> [String] {
+            var made: [String] = []
+            do {
+                for extract in extracts {
+                    _ = try store.commit(target: extract.path) { writer, existing in
+                        guard existing == nil else { throw EditApplyError("\(extract.path) appeared while the script ran") }
+                        writer.root = try PDFPageEditor.writeDocument(extract.pages, into: &writer)
+                        let source = (script.target as NSString).lastPathComponent
+                        return RevisionRecord(operation: .edit, date: date, base: 0, pagesAdded: extract.pages.count,
+                                              inputs: [.init(name: scriptName, sha256: sha256, pages: extract.pages.count)],
+                                              note: "\(scriptName): extract pages \(extract.selection) of \(source)")
+                    }
+                    made.append(extract.path)
+                }
+            } catch {
+                for path in made { try? FileManager.default.removeItem(atPath: path) }
+                throw error
+            }
+            return made
         }
 
         func frame(_ editor: PDFPageEditor, page index: Int) throws -> PageFrame {

@@ -12,6 +12,8 @@ public enum EditApply {
         public var revision: Int
         public var operations: [String]
         public var pages: Int
+        /// New files that `extract` made.
+        public var extracted: [String] = []
     }
 
     /// A problem with one edit: its 1-based index in the script and the reason.
@@ -23,7 +25,8 @@ public enum EditApply {
     }
 
     public static func run(_ script: EditScript, name: String, sha256: [UInt8], store: TargetStore,
-                           signatures: SignatureLibrary, date: Date = Date()) throws -> Applied {
+                           signatures: SignatureLibrary, libraryRoot: String, purgeByDefault: Bool = false,
+                           date: Date = Date()) throws -> Applied {
         if let only = script.edits.first, script.edits.count == 1 {
             switch only.operation {
             case .undo(let steps):
@@ -39,15 +42,18 @@ public enum EditApply {
             }
         }
         try checkBase(script)
-        var pageCount = 0
-        let committed = try store.commit(target: script.target) { writer, reader in
-            guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
+        var pageCount = 0, pagesBefore = 0
+        var extracted: [String] = []
+        /// Every edit on the editor, then the extracted files written (so that any edit that fails
+        /// comes before any file is made).
+        func edit(_ reader: PDFTailReader) throws -> PDFPageEditor {
             var editor = try PDFPageEditor(reader: reader)
-            let before = editor.pageCount
-            let markup = MarkupContext(script: script, signatures: signatures, reader: reader, date: date)
+            pagesBefore = editor.pageCount
+            let context = MarkupContext(script: script, signatures: signatures, reader: reader, libraryRoot: libraryRoot,
+                                        date: date)
             for edit in script.edits {
                 do {
-                    try apply(edit.operation, script, &editor, markup: markup, date: date)
+                    try apply(edit.operation, script, &editor, markup: context, date: date)
                 } catch let refused as Refused {
                     throw refused
                 } catch {
@@ -55,21 +61,39 @@ public enum EditApply {
                 }
             }
             pageCount = editor.pageCount
-            let changes = try editor.write(into: &writer)
-            if let info = changes.info { writer.info = info }
-            return RevisionRecord(operation: .edit, date: date, base: 0, pagesAdded: editor.pageCount - before,
-                                  inputs: [.init(name: name, sha256: sha256, pages: 0)],
-                                  note: "\(name): " + script.edits.map(\.operation.name).joined(separator: ", "))
+            extracted = try context.writeExtracts(store: store, scriptName: name, sha256: sha256)
+            return editor
+        }
+        let changesTarget = script.edits.contains { if case .extract = $0.operation { false } else { true } }
+        var end = currentLength(script.target)
+        do {
+            if changesTarget {
+                end = try store.commit(target: script.target) { writer, reader in
+                    guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
+                    let editor = try edit(reader)
+                    let changes = try editor.write(into: &writer)
+                    if let info = changes.info { writer.info = info }
+                    return RevisionRecord(operation: .edit, date: date, base: 0, pagesAdded: editor.pageCount - pagesBefore,
+                                          inputs: [.init(name: name, sha256: sha256, pages: 0)],
+                                          note: "\(name): " + script.edits.map(\.operation.name).joined(separator: ", "))
+                }.end
+            } else {
+                // Only extracts: the target is read, never written.
+                _ = try edit(try store.reader(script.target))
+            }
+        } catch {
+            // The script did not happen: neither do the files it would have made.
+            for path in extracted { try? FileManager.default.removeItem(atPath: path) }
+            throw error
         }
         var operations = script.edits.map(\.operation.name)
-        var end = committed.end
-        if script.purge == true {
+        if changesTarget, script.purge ?? purgeByDefault {
             // Deleted pages live on in earlier revisions until the file is rewritten without them.
             _ = try store.rewriteWhole(target: script.target) { path in try PDFRewriter.compact(path: path) }
             operations.append("purge")
             end = currentLength(script.target)
         }
-        return Applied(target: script.target, revision: end, operations: operations, pages: pageCount)
+        return Applied(target: script.target, revision: end, operations: operations, pages: pageCount, extracted: extracted)
     }
 
     /// `base_revision`: the target must still end where the script's author saw it end.
@@ -131,8 +155,9 @@ public enum EditApply {
                 throw EditApplyError("page \(page) of a \(editor.pageCount)-page document")
             }
             try editor.addBookmark(title: title, page: page - 1)
-        case .extract:
-            throw EditApplyError("extract is not available yet in this version")
+        case .extract(let pages, let into):
+            let indexes = try pages.resolve(pageCount: editor.pageCount)
+            try markup.planExtract(into, pages: try editor.snapshot(indexes), selection: pages)
         case .undo, .redo:
             throw EditApplyError("undo and redo stand alone in a script")
         case .markup, .signature, .erase:

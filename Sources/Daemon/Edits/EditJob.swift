@@ -51,7 +51,8 @@ public struct EditJob {
             }
             outcome.applied = try EditApply.run(script, name: (relativePath as NSString).lastPathComponent,
                                                 sha256: FileDigest.sha256(bytes), store: store,
-                                                signatures: SignatureLibrary(folder: config.signatures.path), date: now)
+                                                signatures: SignatureLibrary(folder: config.signatures.path),
+                                                libraryRoot: config.library.root, purgeByDefault: config.edits.purge, date: now)
         } catch let error as EditScriptError {
             outcome.problems = error.diagnostics.map(\.description)
         } catch {
@@ -82,7 +83,7 @@ public struct EditJob {
             let report: [String: Any] = [
                 "script": relativePath, "target": applied.target, "revision": applied.revision,
                 "operations": applied.operations, "pages": applied.pages, "seconds": (seconds * 1000).rounded() / 1000,
-                "date": ISO8601DateFormatter().string(from: now),
+                "date": ISO8601DateFormatter().string(from: now), "extracted": applied.extracted,
             ]
             if let data = try? JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys]) {
                 try? Durable.replace(placed + ".report.json", with: data)

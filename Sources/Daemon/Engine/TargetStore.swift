@@ -43,6 +43,15 @@ public final class TargetStore {
         }
     }
 
+    /// The target's tail, read after any crash left in its journal is recovered.
+    public func reader(_ target: String) throws -> PDFTailReader {
+        let (lock, _) = try self.lock(target)
+        defer { withExtendedLifetime(lock) {} }
+        do { return try PDFTailReader(path: target, decoder: decoder) } catch {
+            throw EngineError.unreadable(target: target, reason: "\(error)")
+        }
+    }
+
     func readJournal(_ key: String) -> JournalRecord? {
         guard let data = FileManager.default.contents(atPath: journalPath(key)) else { return nil }
         return try? JSONDecoder().decode(JournalRecord.self, from: data)

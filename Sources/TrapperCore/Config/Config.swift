@@ -5,7 +5,7 @@ public struct Config: Sendable {
     public var daemon: DaemonSettings
     public var library: LibrarySettings
     public var inbox: InboxSettings
-    public var edits: FolderSettings
+    public var edits: EditsSettings
     public var signatures: FolderSettings
     public var rules: [Rule]
     public var scanners: [ScannerBinding]
@@ -65,6 +65,14 @@ public struct InboxSettings: Sendable {
 
 public struct FolderSettings: Sendable {
     public var path: String
+}
+
+/// `[edits]`: where scripts are dropped, and what a script that does not say gets.
+public struct EditsSettings: Sendable {
+    public var path: String
+    /// Compact the target after every script (unless it says `purge = false`), so removed pages'
+    /// bytes are really gone, at the cost of the undo history.
+    public var purge: Bool = false
 }
 
 /// `[[scanner]]`: a device whose buttons start scan profiles.

@@ -52,6 +52,7 @@ struct ConfigBuilder {
         let inboxPath = path(&inboxTable, "path", required: true)
         let daemon = daemonSettings(&daemonTable)
         let (inbox, inboxFolders) = inboxSettings(&inboxTable, inboxPath)
+        let purge = editsTable?.bool("purge") ?? false
         let edits = siblingFolder(&editsTable, "edits", beside: inboxPath)
         let signatures = siblingFolder(&signaturesTable, "signatures", beside: inboxPath)
         let rules = RuleReader(log: log).rules(ruleTables)
@@ -67,7 +68,7 @@ struct ConfigBuilder {
         checkOverlaps(folders)
         return Config(file: file, daemon: DaemonSettings(stateDir: daemon.stateDir.value, logLevel: daemon.logLevel),
                       library: LibrarySettings(root: library.value), inbox: inbox,
-                      edits: FolderSettings(path: edits.path), signatures: FolderSettings(path: signatures.path),
+                      edits: EditsSettings(path: edits.path, purge: purge), signatures: FolderSettings(path: signatures.path),
                       rules: rules, scanners: scanners, profiles: profiles)
     }
 

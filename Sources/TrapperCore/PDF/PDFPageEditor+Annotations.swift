@@ -209,7 +209,7 @@ extension PDFPageEditor {
     // MARK: Writing
 
     /// The page's new annotations and overlay, written into `dictionary` (the page's, about to be set under `own`).
-    func writeMarkup<Sink: PDFObjectSink>(_ entry: PDFPageTreeState.Page, own: PDFReference, into dictionary: inout PDFDictionary,
+    static func writeMarkup<Sink: PDFObjectSink>(_ entry: PDFPageTreeState.Page, own: PDFReference, into dictionary: inout PDFDictionary,
                                           sink: inout Sink) throws {
         if !entry.added.isEmpty {
             var annots = dictionary["Annots"]?.arrayValue ?? []
@@ -238,7 +238,7 @@ extension PDFPageEditor {
     }
 
     /// A form and the images it draws (each image's soft mask first, which the image points at).
-    private func write<Sink: PDFObjectSink>(_ form: AppearanceForm, into sink: inout Sink) throws -> PDFReference {
+    private static func write<Sink: PDFObjectSink>(_ form: AppearanceForm, into sink: inout Sink) throws -> PDFReference {
         var images: [PDFName: PDFReference] = [:]
         for image in form.images {
             var stream = image.image
@@ -246,5 +246,75 @@ extension PDFPageEditor {
             images[image.name] = try sink.add(.stream(stream))
         }
         return try sink.add(.stream(form.stream(images: images)))
+    }
+}
+
+/// Pages as they stand at one moment of an edit script, to be written into another PDF
+/// (`extract`): each page's own entries with what it inherits made explicit, its annotations,
+/// and what this revision adds to it.
+public struct PDFPageSnapshot {
+    let page: PDFPageTreeState.Page
+    let reader: PDFTailReader
+}
+
+extension PDFPageEditor {
+    public func snapshot(_ indexes: [Int]) throws -> [PDFPageSnapshot] {
+        try located(indexes, .readPage).map { _, page in
+            var entry = tree.pages[page]
+            let inherited = tree.inherited(from: entry.origin)
+            for key in PDFPageTreeState.inheritable where entry.dictionary[key] == nil {
+                entry.dictionary[key] = inherited[key] ?? (key == "MediaBox" ? PDFPageTreeState.defaultMediaBox : nil)
+            }
+            entry.dictionary["B"] = nil
+            return PDFPageSnapshot(page: entry, reader: tree.reader)
+        }
+    }
+
+    /// A new document of the snapshots' pages: one page-tree node, a catalog, everything the
+    /// pages refer to copied from their file. Returns the catalog, for the writer's root.
+    public static func writeDocument<Sink: PDFObjectSink>(_ snapshots: [PDFPageSnapshot], into sink: inout Sink)
+        throws -> PDFReference
+    {
+        guard let reader = snapshots.first?.reader else { throw PDFPageEditError(.readPage, .outOfRange(pageCount: 0)) }
+        let root = sink.reserve()
+        let catalog = sink.reserve()
+        let references = snapshots.map { _ in sink.reserve() }
+        var sources: [PDFReference: PDFReference] = [:]
+        for (snapshot, made) in zip(snapshots, references) {
+            if let source = snapshot.page.reference { sources[source] = made }
+        }
+        var copier = PDFObjectCopier(reader: reader, pages: sources)
+        for (snapshot, own) in zip(snapshots, references) {
+            var entry = snapshot.page
+            // Widgets belong to the source's form, which is not copied; popups follow their parent.
+            var annots: [PDFObject] = []
+            let existing = try entry.annotations.map { $0.map(PDFObject.dictionary) }
+                ?? (entry.dictionary["Annots"].map { try reader.resolve($0).arrayValue ?? [] } ?? [])
+            for item in existing {
+                guard var annotation = try reader.resolve(item).dictionaryValue,
+                      annotation["Subtype"]?.nameValue != "Widget", annotation["Subtype"]?.nameValue != "Popup" else { continue }
+                annotation["Popup"] = nil
+                annotation["P"] = nil
+                var copied = try copier.copy(annotation, into: &sink)
+                copied["P"] = .reference(own)
+                annots.append(.reference(try sink.add(.dictionary(copied))))
+            }
+            entry.dictionary["Annots"] = nil
+            var dictionary = try copier.copy(entry.dictionary, into: &sink)
+            if !annots.isEmpty { dictionary["Annots"] = .array(annots) }
+            if var overlay = entry.overlay {
+                overlay.resources = try copier.copy(overlay.resources, into: &sink)
+                overlay.xobjects = try copier.copy(overlay.xobjects, into: &sink)
+                overlay.contents = try overlay.contents.map { try copier.copy($0, into: &sink) }
+                entry.overlay = overlay
+            }
+            try writeMarkup(entry, own: own, into: &dictionary, sink: &sink)
+            dictionary["Parent"] = .reference(root)
+            try sink.set(own, to: .dictionary(dictionary))
+        }
+        try sink.set(root, to: .dictionary([.type: .name("Pages"), .kids: .array(references.map(PDFObject.reference)),
+                                            .count: .integer(references.count)]))
+        try sink.set(catalog, to: .dictionary([.type: .name("Catalog"), .pages: .reference(root)]))
+        return catalog
     }
 }

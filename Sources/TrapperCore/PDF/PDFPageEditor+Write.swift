@@ -40,7 +40,7 @@ extension PDFPageEditor {
                 }
                 dictionary["Annots"] = copies.isEmpty ? nil : .array(copies)
             }
-            try writeMarkup(entry, own: own, into: &dictionary, sink: &sink)
+            try Self.writeMarkup(entry, own: own, into: &dictionary, sink: &sink)
             try sink.set(own, to: .dictionary(dictionary))
         }
 
