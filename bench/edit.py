@@ -29,12 +29,28 @@ SCRIPT = [
     {"op": "move", "pages": "last", "to": 1},
     {"op": "duplicate", "pages": 3},
     {"op": "insert-blank", "after": 5, "size": "A4"},
-    {"op": "crop", "pages": "1-3", "box": CROP_MM},
+    # Pages 5 and 7 are not turned at this point: a script measures a page as it is shown.
+    {"op": "crop", "pages": "5,7", "box": CROP_MM},
     {"op": "metadata", "title": "Edit benchmark", "author": "bench/edit.py"},
     {"op": "bookmark", "title": "Start", "page": 1},
     {"op": "rotate", "pages": "2,last", "degrees": 180},
     {"op": "move", "pages": "1-2", "to": "end"},
 ]
+
+# The markup script: ten annotations on the first pages and the last, with a saved signature.
+def markup_script(count):
+    return [
+        {"op": "highlight", "page": 1, "rects": [[20, 200, 150, 210]]},
+        {"op": "underline", "page": 1, "rects": [[20, 180, 150, 190]]},
+        {"op": "ink", "page": 2, "preset": "pen", "strokes": [[[20, 20], [60, 80], [100, 20]]]},
+        {"op": "rect", "page": 2, "box": [10, 10, 120, 90], "fill": "yellow", "opacity": 0.4},
+        {"op": "oval", "page": 3, "box": [10, 10, 120, 90], "color": "red"},
+        {"op": "arrow", "page": 3, "from": [10, 100], "to": [150, 200], "color": "blue"},
+        {"op": "textbox", "page": count, "box": [10, 200, 180, 260], "text": "Checked by the benchmark"},
+        {"op": "note", "page": count, "at": [150, 270], "contents": "A note"},
+        {"op": "signature", "page": count, "name": "bench", "box": [10, 10, 150, 60]},
+        {"op": "erase", "pages": "1", "kind": "underline"},
+    ]
 
 def toml_value(value):
     if isinstance(value, str):
@@ -43,9 +59,9 @@ def toml_value(value):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     return str(value)
 
-def script_toml():
-    lines = ['target = "target.pdf"', 'units = "mm"']
-    for edit in SCRIPT:
+def script_toml(script=SCRIPT, units="mm"):
+    lines = ['target = "target.pdf"', f'units = "{units}"']
+    for edit in script:
         lines += ["", "[[edit]]"] + [f"{key} = {toml_value(value)}" for key, value in edit.items()]
     return "\n".join(lines) + "\n"
 
@@ -206,6 +222,13 @@ def main():
             script = os.path.join(library, "edit.toml")
             with open(script, "w") as f:
                 f.write(script_toml())
+            markup = os.path.join(library, "markup.toml")
+            with open(markup, "w") as f:
+                f.write(script_toml(markup_script(pages), units="pt"))
+            os.makedirs(os.path.join(library, "signatures"))
+            signature = Image.new("RGBA", (300, 100), (0, 0, 0, 0))
+            signature.paste((20, 30, 140, 255), (10, 45, 290, 55))
+            signature.save(os.path.join(library, "signatures", "bench.png"))
             expected, mark = expected_pages(pages)
             out = os.path.join(work, f"qpdf-{pages}.pdf")
             def fresh(base=base, target=target, state=state, snapshot=snapshot):
@@ -218,10 +241,11 @@ def main():
             cases[pages] = dict(
                 size=os.path.getsize(base), target=target, out=out, expected=expected, mark=mark,
                 ours=([binary, "apply", "--config", config, script], fresh),
+                markup=([binary, "apply", "--config", config, markup], fresh),
                 qpdf=(qpdf_command(base, blank, out, expected), os.sync))
 
         # Alternate: every run of every case once per round, the order reversed every other round.
-        order = [(pages, tool) for pages in (10, 5000) for tool in ("ours", "qpdf")]
+        order = [(pages, tool) for pages in (10, 5000) for tool in ("ours", "qpdf", "markup")]
         times = {key: [] for key in order}
         peaks = {key: 0 for key in order}
         for round_ in range(runs):
@@ -232,6 +256,20 @@ def main():
                 times[key].append(elapsed)
                 peaks[key] = max(peaks[key], peak)
         for pages, case in cases.items():
+            # The markup script once more, checked: nine annotations of eight kinds stay (one was erased).
+            command, prepare = case["markup"]
+            prepare()
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            listed = json.loads(subprocess.run([binary, "annotations", "--json", case["target"]],
+                                               capture_output=True, text=True, check=True).stdout)
+            kinds = sorted(a["kind"] for a in listed)
+            if kinds != sorted(["Highlight", "Ink", "Square", "Circle", "Line", "FreeText", "Text", "Stamp"]):
+                sys.exit(f"{pages}-page markup output is wrong: {kinds}")
+            if pages == 10:
+                subprocess.run(["qpdf", "--check", case["target"]], check=True, stdout=subprocess.DEVNULL)
+            command, prepare = case["ours"]
+            prepare()
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             case["pages_out"] = check(pages, case["target"], case["out"], case["expected"], case["mark"])
 
         median = {key: statistics.median(values) for key, values in times.items()}
@@ -248,6 +286,10 @@ def main():
         print(f"script on 5,000 pages / script on 10 pages (pdftrapper): {ratio:.2f} (goal <= 1.5)")
         print(f"script on 5,000 pages / script on 10 pages (qpdf): "
               f"{median[(5000, 'qpdf')] / median[(10, 'qpdf')]:.2f}")
+        markup_ratio = median[(5000, "markup")] / median[(10, "markup")]
+        print(f"10-op markup script (highlight, underline, ink, rect, oval, arrow, textbox, note, signature, erase): "
+              f"{median[(10, 'markup')] * 1e3:.1f} ms on 10 pages, {median[(5000, 'markup')] * 1e3:.1f} ms on 5,000; "
+              f"ratio {markup_ratio:.2f} (goal <= 1.5; no peer adds annotations from the command line)")
         print("outputs checked: page counts, rotations, MediaBoxes (against qpdf's), CropBoxes, title, "
               "bookmark; qpdf --check on the 10-page one")
     finally:
