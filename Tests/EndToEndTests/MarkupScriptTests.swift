@@ -293,6 +293,11 @@ import Testing
         #expect(mine.status == 0, "\(mine.stderr)")
         #expect(try annotations(target(scratch)).isEmpty)
         try PDFReaders.requireAllAgree(target(scratch), pages: 1)
+        // Nothing left to erase: no revision, not even an empty one.
+        let settled = try Data(contentsOf: URL(fileURLWithPath: target(scratch)))
+        let again = try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"erase\"\nmade_by_pdftrapper = true\n")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target(scratch))) == settled)
     }
 
     @Test func markupThatCannotBePlacedLeavesTheTargetAsItWas() throws {

@@ -64,13 +64,15 @@ public enum EditApply {
             extracted = try context.writeExtracts(store: store, scriptName: name, sha256: sha256)
             return editor
         }
-        let changesTarget = script.edits.contains { if case .extract = $0.operation { false } else { true } }
+        var changedTarget = script.edits.contains { if case .extract = $0.operation { false } else { true } }
         var end = currentLength(script.target)
         do {
-            if changesTarget {
+            if changedTarget {
                 end = try store.commit(target: script.target) { writer, reader in
                     guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
                     let editor = try edit(reader)
+                    // An erase that matched nothing, a move to where the pages stand: no revision.
+                    guard editor.hasChanges else { throw NothingChanged() }
                     let changes = try editor.write(into: &writer)
                     if let info = changes.info { writer.info = info }
                     return RevisionRecord(operation: .edit, date: date, base: 0, pagesAdded: editor.pageCount - pagesBefore,
@@ -81,13 +83,15 @@ public enum EditApply {
                 // Only extracts: the target is read, never written.
                 _ = try edit(try store.reader(script.target))
             }
+        } catch is NothingChanged {
+            changedTarget = false
         } catch {
             // The script did not happen: neither do the files it would have made.
             for path in extracted { try? FileManager.default.removeItem(atPath: path) }
             throw error
         }
         var operations = script.edits.map(\.operation.name)
-        if changesTarget, script.purge ?? purgeByDefault {
+        if changedTarget, script.purge ?? purgeByDefault {
             // Deleted pages live on in earlier revisions until the file is rewritten without them.
             _ = try store.rewriteWhole(target: script.target) { path in try PDFRewriter.compact(path: path) }
             operations.append("purge")
@@ -165,6 +169,9 @@ public enum EditApply {
         }
     }
 }
+
+/// Thrown out of a commit whose edits changed nothing, so that no empty revision is written.
+private struct NothingChanged: Error {}
 
 struct EditApplyError: Error, CustomStringConvertible {
     var description: String

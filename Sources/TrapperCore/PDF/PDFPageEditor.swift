@@ -31,6 +31,13 @@ public struct PDFPageEditor {
 
     public var pageCount: Int { tree.pageCount }
 
+    /// Whether `write` has anything to write: an edit that changed nothing (an erase that matched
+    /// no annotation, a move to where the pages stand) leaves no trace.
+    public var hasChanges: Bool {
+        info != nil || outline != nil || tree.nodes.contains { $0.changed }
+            || tree.pages.contains { $0.parent != nil && ($0.changed || $0.reference == nil || $0.parent != $0.origin) }
+    }
+
     // MARK: Questions
 
     /// The page's effective /MediaBox, normalized to [x0 y0 x1 y1] with x0 < x1 and y0 < y1, in
