@@ -294,27 +294,7 @@ extension TableReader {
     }
 
     func pointValue(_ node: TOMLNode, name: String, units: LengthUnit) -> ScriptPoint? {
-        guard case .array(let items) = node.value, items.count == 2 else {
-            log.add("\(name) must be [x, y], two numbers in \(units.rawValue), not \(Self.describe(node.value))", at: node.location)
-            return nil
-        }
-        var values: [Double] = []
-        for item in items {
-            let value: Double
-            switch item.value {
-            case .integer(let number): value = Double(number)
-            case .float(let number): value = number
-            default:
-                log.add("\(name) must be [x, y], two numbers, not \(Self.describe(item.value)) inside", at: item.location)
-                return nil
-            }
-            if let problem = Self.lengthProblem(value, units: units, positive: false) {
-                log.add("\(name): \(problem)", at: item.location)
-                return nil
-            }
-            values.append(value)
-        }
-        return ScriptPoint(values[0], values[1])
+        coordinates(node, name: name, shape: "[x, y]", count: 2, units: units).map { ScriptPoint($0[0], $0[1]) }
     }
 
     /// `[x0, y0, x1, y1]` with x0 < x1 and y0 < y1, in the script's units.
@@ -324,8 +304,19 @@ extension TableReader {
     }
 
     func boxValue(_ node: TOMLNode, name: String, units: LengthUnit) -> ScriptBox? {
-        guard case .array(let items) = node.value, items.count == 4 else {
-            log.add("\(name) must be [x0, y0, x1, y1], four numbers in \(units.rawValue), not \(Self.describe(node.value))",
+        guard let values = coordinates(node, name: name, shape: "[x0, y0, x1, y1]", count: 4, units: units) else { return nil }
+        let box = ScriptBox(values[0], values[1], values[2], values[3])
+        for (axis, low, high) in [("x", box.x0, box.x1), ("y", box.y0, box.y1)] where low >= high {
+            log.add("\(name): \(axis)0 (\(Self.format(low))) must be less than \(axis)1 (\(Self.format(high)))", at: node.location)
+            return nil
+        }
+        return box
+    }
+
+    /// An array of `count` numbers, each a length a page can hold; nil (logged) otherwise.
+    private func coordinates(_ node: TOMLNode, name: String, shape: String, count: Int, units: LengthUnit) -> [Double]? {
+        guard case .array(let items) = node.value, items.count == count else {
+            log.add("\(name) must be \(shape), \(count) numbers in \(units.rawValue), not \(Self.describe(node.value))",
                     at: node.location)
             return nil
         }
@@ -336,7 +327,7 @@ extension TableReader {
             case .integer(let number): value = Double(number)
             case .float(let number): value = number
             default:
-                log.add("\(name) must be [x0, y0, x1, y1], numbers only, not \(Self.describe(item.value)) inside", at: item.location)
+                log.add("\(name) must be \(shape), numbers only, not \(Self.describe(item.value)) inside", at: item.location)
                 return nil
             }
             if let problem = Self.lengthProblem(value, units: units, positive: false) {
@@ -345,12 +336,7 @@ extension TableReader {
             }
             values.append(value)
         }
-        let box = ScriptBox(values[0], values[1], values[2], values[3])
-        for (axis, low, high) in [("x", box.x0, box.x1), ("y", box.y0, box.y1)] where low >= high {
-            log.add("\(name): \(axis)0 (\(Self.format(low))) must be less than \(axis)1 (\(Self.format(high)))", at: node.location)
-            return nil
-        }
-        return box
+        return values
     }
 
     /// `[[x0, y0, x1, y1], …]`, at least one.
