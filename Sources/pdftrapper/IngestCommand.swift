@@ -57,15 +57,16 @@ enum IngestCommand: Command {
     }
 
     static func ingest(_ paths: [String], into target: String, _ position: PDFPagePosition, _ store: TargetStore,
-                       _ context: CommandContext) -> ExitCode {
+                       _ context: CommandContext, steps: PageSteps = PageSteps()) -> ExitCode {
         do {
             let files = InputFiles()
-            let inputs = try paths.map { path throws(EngineError) in try files.open(path) }
+            let inputs = try paths.map { path throws(EngineError) in try files.open(path, steps: steps) }
             let committed = try Ingest.run(inputs, into: target, at: position, store: store)
             store.log.forEach { context.err("pdftrapper: \($0)") }
             let pages = committed.record.pagesAdded
             context.out("\(target): \(committed.created ? "created with" : position == .end ? "appended" : "prepended") "
-                        + "\(pages) page\(pages == 1 ? "" : "s") (revision of \(committed.end - committed.base) bytes)")
+                        + "\(pages) page\(pages == 1 ? "" : "s") (revision of \(committed.end - committed.base) bytes)"
+                        + (committed.record.note.map { "; \($0)" } ?? ""))
             return .ok
         } catch {
             return context.report("ingest", error)
@@ -90,7 +91,8 @@ enum IngestCommand: Command {
                 result = .dataError
                 continue
             }
-            let code = ingest([path], into: plan.targetPath, plan.mode == .prepend ? .front : position, store, context)
+            let code = ingest([path], into: plan.targetPath, plan.mode == .prepend ? .front : position, store, context,
+                              steps: plan.steps)
             if code != .ok { result = code }
         }
         return result

@@ -163,3 +163,37 @@ import Testing
         #expect(byProfile.rules.first?.match.profile == "doc")
     }
 }
+
+@Suite struct PageStepsConfigTests {
+    let base = "[library]\nroot = \"/l\"\n[inbox]\npath = \"/i/in\"\n[[rule]]\nname = \"r\"\ntarget = \"T.pdf\"\n"
+
+    func parse(_ text: String) throws -> Config {
+        try ConfigParser.parse(Array(text.utf8), file: "/c.toml", environment: ["HOME": "/root"])
+    }
+
+    @Test func aRuleNamesItsSteps() throws {
+        let steps = try parse(base + "deskew = true\norient = true\nblank = \"drop\"\ncompress = \"auto\"\njpeg_quality = 70\n")
+            .rules[0].steps
+        #expect(steps == PageSteps(deskewAbove: 0.3, orient: true, blank: .drop, compress: .auto, jpegQuality: 70))
+        #expect(try parse(base + "deskew = 1.5\nblank_threshold = 0.01\n").rules[0].steps
+                == PageSteps(deskewAbove: 1.5, blankThreshold: 0.01))
+        #expect(try parse(base).rules[0].steps.isEmpty, "nothing is done that is not asked for")
+    }
+
+    @Test func aProfileHasStepsOfItsOwnOrNone() throws {
+        let config = try parse(base + "[profile.doc]\ndeskew = true\njpeg_quality = 60\n[profile.plain]\nresolution = 200\n")
+        #expect(config.profiles.first { $0.name == "doc" }?.steps == PageSteps(deskewAbove: 0.3, jpegQuality: 60))
+        #expect(config.profiles.first { $0.name == "plain" }?.steps == nil, "the rule's steps apply")
+    }
+
+    @Test func badStepsAreReportedWhereTheyAreWritten() throws {
+        let error = try #require(throws: ConfigError.self) {
+            try parse(base + "deskew = \"yes\"\nblank = \"remove\"\ncompress = \"g4\"\n")
+        }
+        #expect(error.diagnostics.map(\.description) == [
+            "/c.toml:8:10: rule[1].deskew must be true, false or a threshold in degrees (0.3), not the string \"yes\"",
+            "/c.toml:9:9: rule[1].blank must be one of \"keep\", \"drop\", not \"remove\"",
+            "/c.toml:10:12: rule[1].compress must be one of \"keep\", \"bilevel\", \"auto\", not \"g4\"",
+        ])
+    }
+}

@@ -37,9 +37,12 @@ public enum Ingest {
                                                               "AcroForm": .reference(try writer.add(.dictionary(form)))]))
                 }
             }
+            // What the page steps did goes into the history beside the revision.
+            let steps = inputs.compactMap { input in input.stepsNote.map { "\(input.name): \($0)" } }
+            let fullNote = ([note].compactMap { $0 } + steps).joined(separator: "; ")
             return RevisionRecord(operation: .ingest, date: date, base: 0, pagesAdded: pages.count, position: position,
                                   inputs: inputs.map { .init(name: $0.name, sha256: $0.sha256, pages: $0.pageCount) },
-                                  note: note)
+                                  note: fullNote.isEmpty ? nil : fullNote)
         }
     }
 

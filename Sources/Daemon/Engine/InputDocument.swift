@@ -14,8 +14,11 @@ public protocol InputDocument {
         -> PDFDictionary
     /// After its pages: the interactive form their fields belong to, written into `sink`, if any.
     func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary?
+    /// What the page steps did, one line: "2 blank pages dropped; page 1 deskewed by 1.80°"; nil when nothing.
+    var stepsNote: String? { get }
 }
 
 extension InputDocument {
     public func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary? { nil }
+    public var stepsNote: String? { nil }
 }

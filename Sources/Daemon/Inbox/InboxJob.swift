@@ -240,7 +240,7 @@ public struct InboxJob {
         let skipDuplicates = recovering || config.inbox.duplicates == .skip
         for input in group {
             do {
-                let document = try inputs.open(input.path)
+                let document = try inputs.open(input.path, steps: plan.steps)
                 let digest = SHA256.hex(document.sha256)
                 if skipDuplicates, known.contains(digest) || seen.contains(digest) {
                     var outcome = JobOutcome(input: input.relativePath, result: .duplicate, rule: plan.rule, target: target, date: now)
@@ -261,7 +261,8 @@ public struct InboxJob {
                                                store: store, date: now)
                 for (input, document) in ready {
                     var outcome = JobOutcome(input: input.relativePath, result: .ingested, rule: plan.rule, target: target,
-                                             pages: document.pageCount, revision: committed.end, date: now)
+                                             pages: document.pageCount, revision: committed.end, reason: document.stepsNote,
+                                             date: now)
                     outcomes.append(finish(input, outcome: &outcome))
                 }
                 if plan.mode == .batch { batches[plan.rule] = (target, now) }

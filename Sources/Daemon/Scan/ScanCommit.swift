@@ -49,7 +49,14 @@ public struct ScanCommit {
             return JobOutcome(input: label, result: .duplicate, rule: rule, target: target, pages: manifest.pages.count, date: now)
         }
         do {
-            let documents = try batch.pagePaths.map { path throws(EngineError) in try inputs.open(path) }
+            let steps = config.profiles.first { $0.name == manifest.profile }?.steps
+                ?? config.rules.first { $0.name == rule }?.steps ?? PageSteps()
+            let documents = try batch.pagePaths.map { path throws(EngineError) in
+                try inputs.open(path, steps: steps, blankIsEmpty: true)
+            }
+            guard documents.contains(where: { $0.pageCount > 0 }) else {
+                return quarantine(batch, rule: rule, reason: "every scanned page is blank (blank = \"drop\")")
+            }
             CrashPoint.scanSpooled.hit()
             let committed = try Ingest.run(documents, into: target, at: batch.manifest.prepend ? .front : .end,
                                            store: store, note: note, date: now)

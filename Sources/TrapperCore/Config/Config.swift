@@ -115,6 +115,8 @@ public struct ScanProfile: Sendable {
     public var rule: String? = nil
     /// How the pages join `target`.
     public var ingestMode: IngestMode
+    /// The profile's own page steps; nil: those of the rule its pages go through.
+    public var steps: PageSteps? = nil
 
     public init(name: String, device: String?, source: ScanSource, colorMode: ColorMode, resolution: Int,
                 pageSize: (width: Double, height: Double), jpegQuality: Int, options: [(name: String, value: TOMLValue)],

@@ -31,6 +31,12 @@ struct ProfileReader {
                                   pageSize: pageSize, jpegQuality: Int(quality), options: options, target: target,
                                   ingestMode: ingest)
         profile.rule = rule?.value
+        let stepKeys = ["deskew", "orient", "blank", "blank_threshold", "compress"]
+        if stepKeys.contains(where: { table.table[$0] != nil }) {
+            var steps = table.pageSteps()
+            steps.jpegQuality = Int(quality)
+            profile.steps = steps
+        }
         return profile
     }
 

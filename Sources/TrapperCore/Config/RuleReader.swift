@@ -24,9 +24,13 @@ struct RuleReader {
             }
             let original = table.choice("original", default: OriginalDisposition.archive)
             let archiveAs = template(&table, "archive_as", required: false, pdf: false)
+            var steps = table.pageSteps()
+            if table.table["jpeg_quality"] != nil { steps.jpegQuality = Int(table.integer("jpeg_quality", in: 1...100) ?? 85) }
             guard let name, let target else { return nil }
-            return Rule(name: name.value, match: match, target: target, mode: mode, batchWindowSeconds: window ?? 120,
-                        original: original, archiveAs: archiveAs ?? Rule.defaultArchiveAs)
+            var rule = Rule(name: name.value, match: match, target: target, mode: mode, batchWindowSeconds: window ?? 120,
+                            original: original, archiveAs: archiveAs ?? Rule.defaultArchiveAs)
+            rule.steps = steps
+            return rule
         }
     }
 

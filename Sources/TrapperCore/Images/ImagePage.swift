@@ -10,6 +10,8 @@ public struct ImagePage: Sendable {
     public var heightPoints: Double
     /// Draws /Im0 with the orientation matrix.
     public var content: [UInt8]
+    /// How the stored image is turned on the page (EXIF / TIFF orientation).
+    public var orientation: ImageOrientation = .up
 
     public init(image: PDFStream, softMask: PDFStream? = nil, widthPoints: Double, heightPoints: Double, content: [UInt8]) {
         self.image = image
@@ -38,6 +40,7 @@ public struct ImagePage: Sendable {
         self.init(image: image, softMask: softMask,
             widthPoints: orientation.swapsSides ? height : width,
             heightPoints: orientation.swapsSides ? width : height, content: content)
+        self.orientation = orientation
     }
 }
 

@@ -35,6 +35,8 @@ public struct RoutePlan: Sendable, Equatable {
     public var original: OriginalDisposition
     /// Where the original goes when archived; nil otherwise.
     public var archivePath: String?
+    /// The rule's page steps.
+    public var steps = PageSteps()
 
     public init(rule: String, ruleNumber: Int, target: String, targetPath: String, mode: IngestMode,
                 original: OriginalDisposition, archivePath: String?) {
@@ -77,8 +79,10 @@ public struct Router: Sendable {
                                     profile: input.profile ?? "", host: host)
         let target = targetName(rule, values, exists: exists)
         let archive = rule.original == .archive ? join(archiveRoot, rule.archiveAs.render(values)) : nil
-        return RoutePlan(rule: rule.name, ruleNumber: index + 1, target: target, targetPath: join(libraryRoot, target),
-                         mode: rule.mode, original: rule.original, archivePath: archive)
+        var plan = RoutePlan(rule: rule.name, ruleNumber: index + 1, target: target, targetPath: join(libraryRoot, target),
+                             mode: rule.mode, original: rule.original, archivePath: archive)
+        plan.steps = rule.steps
+        return plan
     }
 
     /// Appending and prepending use the name as it renders; `new` and `batch` find a free one.

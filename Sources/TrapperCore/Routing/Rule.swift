@@ -45,6 +45,8 @@ public struct Rule: Sendable {
     public var original: OriginalDisposition
     /// Relative to the archive folder.
     public var archiveAs: PathTemplate
+    /// What happens to each page of an image input on the way.
+    public var steps = PageSteps()
 
     public init(name: String, match: RuleMatch = RuleMatch(), target: PathTemplate, mode: IngestMode = .append,
                 batchWindowSeconds: Double = 120, original: OriginalDisposition = .archive,

@@ -1,0 +1,202 @@
+import CLeptonica
+import Foundation
+import TrapperCore
+
+/// The page steps of a rule or profile, done with leptonica on one image page: blank detection,
+/// deskew, orientation and bilevel compression. Pixels are looked at in a 150 ppi grey copy; the
+/// page itself is encoded again only when its pixels change (deskew, bilevel), and a JPEG's bytes
+/// otherwise go into the PDF untouched. Orientation is always fixed with /Rotate.
+public enum PageProcessor {
+    public struct Result {
+        public var page: ImagePage
+        /// Clockwise degrees for the page's /Rotate.
+        public var rotate: Int
+        public var blank: Bool
+        /// What was done, for the log and the history: "deskewed by 1.8°, encoded again as JPEG (quality 85)".
+        public var notes: [String]
+    }
+
+    /// `bytes` is the image file, `index` the page of it (a multi-page TIFF's), `page` that page as
+    /// made for the PDF (its resolution and EXIF orientation count).
+    public static func process(_ page: ImagePage, bytes: [UInt8], index: Int, steps: PageSteps,
+                               flate: any FlateCoding) throws -> Result {
+        var result = Result(page: page, rotate: 0, blank: false, notes: [])
+        guard !steps.isEmpty else { return result }
+        // Leptonica's own notes ("not enough confidence to get orientation") are not the daemon's log.
+        _ = setMsgSeverity(Int32(L_SEVERITY_ERROR))
+        let format = ImageFormat.sniff(bytes)
+        guard var pix = decode(bytes, index: index, format: format) else {
+            throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not decode the page for its page steps")
+        }
+        pix = try oriented(pix, page.orientation)
+        let dpi = max(1, Int((Double(pix.width) / page.widthPoints * 72).rounded()))
+        pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+        var ink = try inkImage(pix, dpi: dpi)
+
+        if steps.blank == .drop {
+            let fraction = inkFraction(ink)
+            if fraction < steps.blankThreshold {
+                result.blank = true
+                result.notes.append(String(format: "blank (%.3f%% ink)", fraction * 100))
+                return result
+            }
+        }
+        var changed = false
+        if let threshold = steps.deskewAbove {
+            var angle: Float = 0, confidence: Float = 0
+            // Confidence below about 3 means leptonica found no lines of text to go by.
+            if pixFindSkew(ink.pix, &angle, &confidence) == 0, confidence >= 3, abs(Double(angle)) > threshold {
+                guard let turned = LeptonicaPix(pixRotate(pix.pix, angle * .pi / 180, Int32(L_ROTATE_AREA_MAP),
+                                                          Int32(L_BRING_IN_WHITE), 0, 0)) else {
+                    throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not rotate the page")
+                }
+                pixSetResolution(turned.pix, Int32(dpi), Int32(dpi))
+                pix = turned
+                ink = try inkImage(pix, dpi: dpi)
+                changed = true
+                result.notes.append(String(format: "deskewed by %.2f°", Double(angle)))
+            }
+        }
+        if steps.orient {
+            var up: Float = 0, left: Float = 0
+            var orientation: Int32 = 0
+            if pixOrientDetect(ink.pix, &up, &left, 0, 0) == 0, makeOrientDecision(up, left, 0, 0, &orientation, 0) == 0 {
+                let turns: [Int32: Int] = [Int32(L_TEXT_ORIENT_LEFT): 90, Int32(L_TEXT_ORIENT_DOWN): 180,
+                                           Int32(L_TEXT_ORIENT_RIGHT): 270]
+                if let rotate = turns[orientation] {
+                    result.rotate = rotate
+                    result.notes.append("turned \(rotate)° (text was \(rotate == 180 ? "upside down" : "sideways"))")
+                }
+            }
+        }
+        let bilevel = steps.compress == .bilevel || (steps.compress == .auto && isTextOnWhite(pix))
+        if bilevel, pix.depth != 1 || changed {
+            result.page = try encode(bilevel: pix, dpi: dpi, flate: flate)
+            result.notes.append("stored as bilevel CCITT G4")
+        } else if changed {
+            result.page = try encode(pix, dpi: dpi, quality: steps.jpegQuality, flate: flate)
+            result.notes.append(pix.depth == 1 ? "encoded again as CCITT G4"
+                                : pix.depth >= 8 && format == .jpeg ? "encoded again as JPEG (quality \(steps.jpegQuality))"
+                                : "encoded again losslessly")
+        }
+        return result
+    }
+
+    // MARK: Pixels
+
+    static func decode(_ bytes: [UInt8], index: Int, format: ImageFormat?) -> LeptonicaPix? {
+        if format == .tiff { return LeptonicaPix.tiffPage(bytes, index: index) }
+        return bytes.withUnsafeBufferPointer { LeptonicaPix(pixReadMem($0.baseAddress, $0.count)) }
+    }
+
+    /// The pixels as the page shows them (EXIF orientation applied).
+    static func oriented(_ pix: LeptonicaPix, _ orientation: ImageOrientation) throws -> LeptonicaPix {
+        let quarterTurns: Int32
+        switch orientation {
+        case .up, .mirrored: quarterTurns = 0
+        case .right, .leftMirrored: quarterTurns = 1
+        case .down, .downMirrored: quarterTurns = 2
+        case .left, .rightMirrored: quarterTurns = 3
+        }
+        var result = pix
+        if quarterTurns != 0, let turned = LeptonicaPix(pixRotateOrth(pix.pix, quarterTurns)) { result = turned }
+        if [.mirrored, .downMirrored, .leftMirrored, .rightMirrored].contains(orientation),
+           let flipped = LeptonicaPix(pixFlipLR(nil, result.pix)) {
+            result = flipped
+        }
+        return result
+    }
+
+    /// Ink as 1-bit pixels at about 150 ppi, with scanner specks (smaller than 3 × 3 there, a half
+    /// millimetre) cleaned away.
+    static func inkImage(_ pix: LeptonicaPix, dpi: Int) throws -> LeptonicaPix {
+        guard var gray = LeptonicaPix(pixConvertTo8(pix.pix, 0)) else {
+            throw ImageInputError.decodeFailed(.jpeg, "leptonica could not make a grey copy")
+        }
+        if dpi > 170, let smaller = LeptonicaPix(pixScale(gray.pix, Float(150) / Float(dpi), Float(150) / Float(dpi))) {
+            gray = smaller
+        }
+        guard let binary = LeptonicaPix(pixThresholdToBinary(gray.pix, 128)),
+              let clean = LeptonicaPix(pixSelectBySize(binary.pix, 3, 3, 8, Int32(L_SELECT_IF_BOTH),
+                                                       Int32(L_SELECT_IF_GTE), nil)) else {
+            throw ImageInputError.decodeFailed(.jpeg, "leptonica could not threshold the page")
+        }
+        pixSetResolution(clean.pix, 150, 150)
+        return clean
+    }
+
+    /// The fraction of the page inside a 4% margin (where scanner lids and edges cast shadows) that is ink.
+    static func inkFraction(_ ink: LeptonicaPix) -> Double {
+        let (width, height) = (ink.width, ink.height)
+        let (mx, my) = (width / 25, height / 25)
+        guard width - 2 * mx > 0, height - 2 * my > 0, let box = boxCreate(Int32(mx), Int32(my), Int32(width - 2 * mx), Int32(height - 2 * my))
+        else { return 0 }
+        var boxPointer: UnsafeMutablePointer<BOX>? = box
+        defer { boxDestroy(&boxPointer) }
+        guard let inner = LeptonicaPix(pixClipRectangle(ink.pix, box, nil)) else { return 0 }
+        var count: Int32 = 0
+        pixCountPixels(inner.pix, &count, nil)
+        return Double(count) / Double(inner.width * inner.height)
+    }
+
+    /// Text on white: hardly any colour, and hardly any pixel between paper and ink.
+    static func isTextOnWhite(_ pix: LeptonicaPix) -> Bool {
+        if pix.depth == 1 { return true }
+        if pix.depth == 32 {
+            var pixelFraction: Float = 0, colorFraction: Float = 0
+            if pixColorFraction(pix.pix, 20, 235, 40, 4, &pixelFraction, &colorFraction) == 0, colorFraction > 0.02 { return false }
+        }
+        guard let gray = LeptonicaPix(pixConvertTo8(pix.pix, 0)) else { return false }
+        var histogram = [Int](repeating: 0, count: 256)
+        let (width, height) = (gray.width, gray.height)
+        let words = Int(pixGetWpl(gray.pix))
+        guard let data = pixGetData(gray.pix) else { return false }
+        for y in stride(from: 0, to: height, by: 4) {
+            for x in stride(from: 0, to: width, by: 4) {
+                let word = data[y * words + x / 4]
+                histogram[Int((word >> (24 - 8 * UInt32(x % 4))) & 0xFF)] += 1
+            }
+        }
+        let total = histogram.reduce(0, +)
+        let middle = histogram[70..<200].reduce(0, +)
+        return total > 0 && Double(middle) / Double(total) < 0.05
+    }
+
+    // MARK: Encoding
+
+    static func encode(bilevel pix: LeptonicaPix, dpi: Int, flate: any FlateCoding) throws -> ImagePage {
+        var binary = pix
+        if pix.depth != 1 {
+            guard let gray = LeptonicaPix(pixConvertTo8(pix.pix, 0)), let made = LeptonicaPix(pixThresholdToBinary(gray.pix, 140)) else {
+                throw ImageInputError.decodeFailed(.tiff, "leptonica could not threshold the page to 1 bit")
+            }
+            binary = made
+        }
+        pixSetResolution(binary.pix, Int32(dpi), Int32(dpi))
+        return try page(written(binary) { pixWriteMemTiff($0, $1, $2, Int32(IFF_TIFF_G4)) }, flate: flate)
+    }
+
+    static func encode(_ pix: LeptonicaPix, dpi: Int, quality: Int, flate: any FlateCoding) throws -> ImagePage {
+        if pix.depth == 1 { return try encode(bilevel: pix, dpi: dpi, flate: flate) }
+        if pix.depth >= 8, pixGetColormap(pix.pix) == nil {
+            return try page(written(pix) { pixWriteMemJpeg($0, $1, $2, Int32(quality), 0) }, flate: flate)
+        }
+        return try page(written(pix) { pixWriteMemPng($0, $1, $2, 0) }, flate: flate)
+    }
+
+    private static func written(_ pix: LeptonicaPix,
+                                _ write: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<PIX>?) -> Int32)
+        throws -> [UInt8] {
+        var data: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        guard write(&data, &size, pix.pix) == 0, let data else {
+            throw ImageInputError.decodeFailed(.jpeg, "leptonica could not encode the processed page")
+        }
+        defer { lept_free(data) }
+        return Array(UnsafeBufferPointer(start: data, count: size))
+    }
+
+    private static func page(_ bytes: [UInt8], flate: any FlateCoding) throws -> ImagePage {
+        try ImageFiles.open(bytes: bytes, flate: flate).page(0)
+    }
+}

@@ -1,0 +1,67 @@
+/// What happens to each page of an image input or a scan on its way into the target: the keys
+/// `deskew`, `orient`, `blank`, `blank_threshold` and `compress` of a rule or a scan profile (and
+/// its `jpeg_quality`). Nothing is done that is not asked for; PDF inputs' pages go in as they are.
+public struct PageSteps: Sendable, Equatable {
+    /// Correct skew larger than this many degrees; nil: leave pages as they are.
+    public var deskewAbove: Double?
+    /// Turn pages found sideways or upside down, with the page's /Rotate (never re-encoding).
+    public var orient: Bool
+    public var blank: BlankPolicy
+    /// A page is blank when less than this fraction of it is ink once scanner noise is cleaned away.
+    public var blankThreshold: Double
+    public var compress: Compression
+    /// For pages that must be encoded again (deskewed): the JPEG quality.
+    public var jpegQuality: Int
+
+    public static let defaultDeskewThreshold = 0.3
+    public static let defaultBlankThreshold = 0.0005
+
+    public init(deskewAbove: Double? = nil, orient: Bool = false, blank: BlankPolicy = .keep,
+                blankThreshold: Double = PageSteps.defaultBlankThreshold, compress: Compression = .keep,
+                jpegQuality: Int = 85) {
+        self.deskewAbove = deskewAbove
+        self.orient = orient
+        self.blank = blank
+        self.blankThreshold = blankThreshold
+        self.compress = compress
+        self.jpegQuality = jpegQuality
+    }
+
+    /// Whether any step looks at the pixels at all.
+    public var isEmpty: Bool { deskewAbove == nil && !orient && blank == .keep && compress == .keep }
+}
+
+public enum BlankPolicy: String, Sendable, CaseIterable {
+    case keep, drop
+}
+
+public enum Compression: String, Sendable, CaseIterable {
+    /// The input's own encoding (a JPEG's bytes go in untouched).
+    case keep
+    /// Every page thresholded to 1 bit and stored as CCITT G4.
+    case bilevel
+    /// Bilevel for pages that are text on white, the input's encoding for the others.
+    case auto
+}
+
+extension TableReader {
+    /// The page steps of a rule or a profile; `fallback` for the keys it does not set.
+    mutating func pageSteps(_ fallback: PageSteps = PageSteps()) -> PageSteps {
+        var steps = fallback
+        if let node = node("deskew") {
+            switch node.value {
+            case .boolean(let on): steps.deskewAbove = on ? PageSteps.defaultDeskewThreshold : nil
+            case .integer, .float:
+                steps.deskewAbove = number("deskew", in: 0.01...45, what: "a threshold in degrees")
+            default: complain("deskew", node, expected: "true, false or a threshold in degrees (0.3)")
+            }
+        }
+        steps.orient = bool("orient") ?? steps.orient
+        steps.blank = table["blank"] == nil ? steps.blank : choice("blank", default: steps.blank)
+        if table["blank_threshold"] != nil {
+            steps.blankThreshold = number("blank_threshold", in: 0...0.5, what: "a fraction of the page") ?? steps.blankThreshold
+        }
+        steps.compress = table["compress"] == nil ? steps.compress : choice("compress", default: steps.compress)
+        return steps
+    }
+}
