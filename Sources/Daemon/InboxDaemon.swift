@@ -23,6 +23,8 @@ public final class InboxDaemon {
     /// The scanner agent, when the config has `[[scanner]]` entries.
     var scanners: ScannerSupervisor?
     let editWorkers = EditWorkers(openStore: { try InboxDaemon.openStore($0) })
+    /// Started once the daemon is set up, so that OCR of what was queued before it ran goes on.
+    var ocrWorkers: OCRWorkers?
 
     /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
     public static func run(configPath: String, environment: [String: String]) -> ExitCode {
@@ -69,6 +71,7 @@ public final class InboxDaemon {
     }
 
     private func loop() -> ExitCode {
+        ocrWorkers = OCRWorkers(config: config, openStore: { try InboxDaemon.openStore($0) })
         status.state = "idle"
         saveStatus()
         notifier.notify("READY=1\nSTATUS=\(statusLine)")
@@ -78,9 +81,10 @@ public final class InboxDaemon {
                 case .stop:
                     notifier.notify("STOPPING=1")
                     scanners?.stop()
-                    // The scripts in hand finish: each is one revision, or nothing.
+                    // The scripts in hand finish: each is one revision, or nothing. OCR in hand stays queued.
                     editWorkers.wait()
                     reportEditScripts()
+                    ocrWorkers?.stop()
                     status.state = "stopped"
                     saveStatus()
                     log.log(.info, "pdftrapper: stopping")
@@ -112,6 +116,7 @@ public final class InboxDaemon {
                 }
                 for outcome in job.take(arrivals) { report(outcome) }
                 reportStoreLog()
+                ocrWorkers?.poke()
                 if signals.peekStop() { break }
             }
             status.queue = 0
@@ -120,6 +125,7 @@ public final class InboxDaemon {
                 notifier.notify("STATUS=\(statusLine)")
             }
             takeScans()
+            reportOCR()
             retryClaimsNowAndThen()
             pingWatchdog()
         }
@@ -146,6 +152,7 @@ public final class InboxDaemon {
             if freshJob.claims != job.claims { for outcome in freshJob.recoverClaims() { report(outcome) } }
             freshJob.carryOver(from: job)
             config = fresh
+            ocrWorkers?.poke(config: fresh)
             log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
             store = freshStore
             job = freshJob
@@ -208,6 +215,10 @@ public final class InboxDaemon {
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
     }
 
+    private func reportOCR() {
+        for line in ocrWorkers?.finished() ?? [] { log.log(line.failed ? .warning : .info, line.text) }
+    }
+
     private func reportEditScripts() {
         let finished = editWorkers.finished()
         for script in finished {
@@ -253,6 +264,7 @@ public final class InboxDaemon {
                 }
                 report(scanCommit.commit(batch))
                 reportStoreLog()
+                ocrWorkers?.poke()
                 saveStatus()
             }
         }

@@ -19,6 +19,31 @@ final class LeptonicaPix {
     var depth: Int { Int(pixGetDepth(pix)) }
     var samplesPerPixel: Int { Int(pixGetSpp(pix)) }
 
+    /// An 8-bit grey or RGB raster as a leptonica image (8 or 32 bits a pixel).
+    convenience init?(raster: Raster) {
+        guard raster.depth == 8, let made = pixCreate(Int32(raster.width), Int32(raster.height), raster.channels == 3 ? 32 : 8),
+              let data = pixGetData(made) else { return nil }
+        self.init(made)
+        let wordsPerLine = Int(pixGetWpl(made))
+        raster.samples.withUnsafeBufferPointer { source in
+            for y in 0..<raster.height {
+                let row = source.baseAddress! + y * raster.bytesPerLine
+                let words = data + y * wordsPerLine
+                if raster.channels == 3 {
+                    for x in 0..<raster.width {
+                        let p = row + 3 * x
+                        words[x] = UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8
+                    }
+                } else {
+                    // Leptonica keeps 8-bit pixels in native-endian 32-bit words, leftmost in the high byte.
+                    for x in 0..<raster.width {
+                        words[x >> 2] |= UInt32(row[x]) << (24 - 8 * UInt32(x & 3))
+                    }
+                }
+            }
+        }
+    }
+
     /// Decodes page `index` of a TIFF held in memory.
     static func tiffPage(_ bytes: [UInt8], index: Int) -> LeptonicaPix? {
         bytes.withUnsafeBufferPointer { LeptonicaPix(pixReadMemTiff($0.baseAddress, $0.count, Int32(index))) }

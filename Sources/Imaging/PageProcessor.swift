@@ -82,6 +82,42 @@ public enum PageProcessor {
         return result
     }
 
+    /// The clockwise turn (0, 90, 180, 270) that stands the text of a grey raster upright; 0 when
+    /// leptonica is not sure (too little text).
+    public static func uprightTurn(_ raster: Raster, dpi: Int) -> Int {
+        _ = setMsgSeverity(Int32(L_SEVERITY_ERROR))
+        guard let pix = LeptonicaPix(raster: raster), let ink = try? inkImage(pix, dpi: dpi) else { return 0 }
+        var up: Float = 0, left: Float = 0
+        var orientation: Int32 = 0
+        guard pixOrientDetect(ink.pix, &up, &left, 0, 0) == 0, makeOrientDecision(up, left, 0, 0, &orientation, 0) == 0 else {
+            return 0
+        }
+        return [Int32(L_TEXT_ORIENT_LEFT): 90, Int32(L_TEXT_ORIENT_DOWN): 180, Int32(L_TEXT_ORIENT_RIGHT): 270][orientation] ?? 0
+    }
+
+    /// An 8-bit grey raster turned clockwise by a right angle.
+    public static func turned(_ raster: Raster, clockwise degrees: Int) -> Raster {
+        let (w, h) = (raster.width, raster.height)
+        let quarter = ((degrees / 90) % 4 + 4) % 4
+        guard quarter != 0, raster.channels == 1, raster.depth == 8 else { return raster }
+        let (nw, nh) = quarter % 2 == 0 ? (w, h) : (h, w)
+        var out = [UInt8](repeating: 255, count: nw * nh)
+        raster.samples.withUnsafeBufferPointer { source in
+            for y in 0..<h {
+                for x in 0..<w {
+                    let (nx, ny): (Int, Int)
+                    switch quarter {
+                    case 1: (nx, ny) = (h - 1 - y, x)
+                    case 2: (nx, ny) = (w - 1 - x, h - 1 - y)
+                    default: (nx, ny) = (y, w - 1 - x)
+                    }
+                    out[ny * nw + nx] = source[y * raster.bytesPerLine + x]
+                }
+            }
+        }
+        return Raster(width: nw, height: nh, channels: 1, depth: 8, bytesPerLine: nw, samples: out)
+    }
+
     // MARK: Pixels
 
     static func decode(_ bytes: [UInt8], index: Int, format: ImageFormat?) -> LeptonicaPix? {

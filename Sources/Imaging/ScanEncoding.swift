@@ -47,26 +47,7 @@ public enum ScanEncoding {
     }
 
     static func jpeg(_ raster: Raster, dpi: Int, quality: Int) throws -> [UInt8] {
-        guard let pix = LeptonicaPix(pixCreate(Int32(raster.width), Int32(raster.height), raster.channels == 3 ? 32 : 8)),
-              let data = pixGetData(pix.pix) else { throw Failure.encoder("pixCreate") }
-        let wordsPerLine = Int(pixGetWpl(pix.pix))
-        raster.samples.withUnsafeBufferPointer { source in
-            for y in 0..<raster.height {
-                let row = source.baseAddress! + y * raster.bytesPerLine
-                let words = data + y * wordsPerLine
-                if raster.channels == 3 {
-                    for x in 0..<raster.width {
-                        let p = row + 3 * x
-                        words[x] = UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8
-                    }
-                } else {
-                    // Leptonica keeps 8-bit pixels in native-endian 32-bit words, leftmost in the high byte.
-                    for x in 0..<raster.width {
-                        words[x >> 2] |= UInt32(row[x]) << (24 - 8 * UInt32(x & 3))
-                    }
-                }
-            }
-        }
+        guard let pix = LeptonicaPix(raster: raster) else { throw Failure.encoder("pixCreate") }
         pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size = 0

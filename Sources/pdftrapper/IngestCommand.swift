@@ -62,11 +62,14 @@ enum IngestCommand: Command {
             let files = InputFiles()
             let inputs = try paths.map { path throws(EngineError) in try files.open(path, steps: steps) }
             let committed = try Ingest.run(inputs, into: target, at: position, store: store)
+            OCRQueue.enqueue(committed, languages: steps.ocr, store: store)
             store.log.forEach { context.err("pdftrapper: \($0)") }
             let pages = committed.record.pagesAdded
             context.out("\(target): \(committed.created ? "created with" : position == .end ? "appended" : "prepended") "
                         + "\(pages) page\(pages == 1 ? "" : "s") (revision of \(committed.end - committed.base) bytes)"
-                        + (committed.record.note.map { "; \($0)" } ?? ""))
+                        + (committed.record.note.map { "; \($0)" } ?? "")
+                        + (steps.ocr.isEmpty ? "" : "; OCR (\(steps.ocr.joined(separator: "+"))) queued: the daemon, "
+                           + "or pdftrapper ocr --queued, does it"))
             return .ok
         } catch {
             return context.report("ingest", error)

@@ -12,6 +12,7 @@ public enum TextPages {
         dpi = spec.get("dpi", 200)
         w, h = int(8.27 * dpi), int(11.69 * dpi)
         rnd = random.Random(spec.get("seed", 7))
+        truth = []
         def page(kind):
             if kind == "noisy-blank":
                 im = Image.effect_noise((w, h), 12).point(lambda v: min(255, 205 + v // 5))
@@ -30,7 +31,9 @@ public enum TextPages {
                 d.rectangle([int(dpi * 0.8), y, w - int(dpi * 0.8), y + int(dpi * 0.04)], fill=0)
             y += int(dpi * 0.3)
             for _ in range(lines):
-                d.text((int(dpi * 0.8), y), " ".join(rnd.choice(words) for _ in range(11)), font=font, fill=0)
+                line = " ".join(rnd.choice(words) for _ in range(11))
+                truth.append(line)
+                d.text((int(dpi * 0.8), y), line, font=font, fill=0)
                 y += int(dpi * 0.22)
             if spec.get("skew"):
                 im = im.rotate(spec["skew"], resample=Image.BICUBIC, fillcolor=255)
@@ -45,9 +48,11 @@ public enum TextPages {
             options["save_all"] = True
             options["append_images"] = pages[1:]
         pages[0].save(sys.argv[1], **options)
+        open(sys.argv[1] + ".txt", "w").write("\\n".join(truth) + "\\n")
         """
 
-    /// Writes the picture; `pages` are "text", "one-line" and "noisy-blank" (a multi-page TIFF when several).
+    /// Writes the picture, and beside it `PATH.txt` with the lines of text it shows; `pages` are
+    /// "text", "one-line" and "noisy-blank" (a multi-page TIFF when several).
     public static func make(_ path: String, skew: Double = 0, quarterTurn: Int = 0, dpi: Int = 200,
                             pages: [String] = ["text"]) throws {
         let spec: [String: Any] = ["skew": skew, "quarterTurn": quarterTurn, "dpi": dpi, "pages": pages]

@@ -6,7 +6,8 @@ import TrapperCore
 public enum Ingest {
     public static func run(_ inputs: [any InputDocument], into target: String, at position: PDFPagePosition = .end,
                            store: TargetStore, note: String? = nil, date: Date = Date()) throws -> TargetStore.Committed {
-        try store.commit(target: target) { writer, reader in
+        var added: [PDFReference] = []
+        var committed = try store.commit(target: target) { writer, reader in
             let parent: PDFReference
             var rootDictionary: PDFDictionary = [:]
             if let reader {
@@ -40,10 +41,13 @@ public enum Ingest {
             // What the page steps did goes into the history beside the revision.
             let steps = inputs.compactMap { input in input.stepsNote.map { "\(input.name): \($0)" } }
             let fullNote = ([note].compactMap { $0 } + steps).joined(separator: "; ")
+            added = pages
             return RevisionRecord(operation: .ingest, date: date, base: 0, pagesAdded: pages.count, position: position,
                                   inputs: inputs.map { .init(name: $0.name, sha256: $0.sha256, pages: $0.pageCount) },
                                   note: fullNote.isEmpty ? nil : fullNote)
         }
+        committed.pages = added
+        return committed
     }
 
     /// An input that fails while its pages are written is named, so that it alone is refused; the

@@ -15,6 +15,8 @@ extension TargetStore {
         public var created: Bool
         /// Set when the target had to be repaired (rewritten whole) first.
         public var repairNote: String?
+        /// The page objects an ingest added (for OCR to find them later, wherever they move).
+        public var pages: [PDFReference] = []
     }
 
     /// SHA-256s (hex) of the inputs whose pages are in the target, as far as PDFTrapper knows: none

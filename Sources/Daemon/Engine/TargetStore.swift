@@ -43,13 +43,22 @@ public final class TargetStore {
         }
     }
 
-    /// The target's tail, read after any crash left in its journal is recovered.
-    public func reader(_ target: String) throws -> PDFTailReader {
+    /// Runs `body` with the target's tail, holding its lock, after any crash left in its journal is
+    /// recovered: the file stays as it is meanwhile (no revision is half-written). `body` must not
+    /// write, nor call another method of the store on the same target (the lock is not re-entrant).
+    public func whileLocked<T>(_ target: String, _ body: (PDFTailReader) throws -> T) throws -> T {
         let (lock, _) = try self.lock(target)
         defer { withExtendedLifetime(lock) {} }
-        do { return try PDFTailReader(path: target, decoder: decoder) } catch {
+        let reader: PDFTailReader
+        do { reader = try PDFTailReader(path: target, decoder: decoder) } catch {
             throw EngineError.unreadable(target: target, reason: "\(error)")
         }
+        return try body(reader)
+    }
+
+    /// The target's tail, read after any crash left in its journal is recovered.
+    public func reader(_ target: String) throws -> PDFTailReader {
+        try whileLocked(target) { $0 }
     }
 
     func readJournal(_ key: String) -> JournalRecord? {

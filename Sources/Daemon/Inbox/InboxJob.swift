@@ -259,6 +259,7 @@ public struct InboxJob {
             do {
                 let committed = try Ingest.run(ready.map(\.document), into: target, at: plan.mode == .prepend ? .front : .end,
                                                store: store, date: now)
+                OCRQueue.enqueue(committed, languages: plan.steps.ocr, store: store)
                 for (input, document) in ready {
                     var outcome = JobOutcome(input: input.relativePath, result: .ingested, rule: plan.rule, target: target,
                                              pages: document.pageCount, revision: committed.end, reason: document.stepsNote,

@@ -44,7 +44,6 @@ public struct JobOutcome: Sendable, Equatable, Codable {
         switch result {
         case .ingested:
             "\(input): \(pages ?? 0) page\(pages == 1 ? "" : "s") into \(target ?? "?") (rule \(rule ?? "?"))"
-                + (reason.map { "; \($0)" } ?? "")
         case .duplicate: "\(input): already in \(target ?? "?"); not added again"
         case .quarantined: "\(input): quarantined: \(reason ?? "")"
         case .noRule: "\(input): no rule matches; left in the inbox"

@@ -60,6 +60,7 @@ public struct ScanCommit {
             CrashPoint.scanSpooled.hit()
             let committed = try Ingest.run(documents, into: target, at: batch.manifest.prepend ? .front : .end,
                                            store: store, note: note, date: now)
+            OCRQueue.enqueue(committed, languages: steps.ocr, store: store)
             CrashPoint.scanCommitted.hit()
             try? batch.remove()
             return JobOutcome(input: label, result: .ingested, rule: rule, target: target,

@@ -31,7 +31,7 @@ struct ProfileReader {
                                   pageSize: pageSize, jpegQuality: Int(quality), options: options, target: target,
                                   ingestMode: ingest)
         profile.rule = rule?.value
-        let stepKeys = ["deskew", "orient", "blank", "blank_threshold", "compress"]
+        let stepKeys = ["deskew", "orient", "blank", "blank_threshold", "compress", "ocr"]
         if stepKeys.contains(where: { table.table[$0] != nil }) {
             var steps = table.pageSteps()
             steps.jpegQuality = Int(quality)

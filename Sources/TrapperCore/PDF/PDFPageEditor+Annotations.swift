@@ -51,15 +51,29 @@ extension PDFPageEditor {
     /// Draws `form` into the content of the page at `index`, over what is there: the page's
     /// content is wrapped in q/Q so nothing it leaves set changes the form, and its resources
     /// become its own dictionary (a shared one is never changed).
-    public mutating func flatten(_ index: Int, _ form: AppearanceForm) throws {
+    /// The form's name in the page's resources starts with `prefix` (and a number).
+    public mutating func flatten(_ index: Int, _ form: AppearanceForm, prefix: String = "PTForm") throws {
         makeUnique()
         let page = try located(index, .flatten)
         var overlay = try tree.pages[page].overlay ?? Self.wrapping(.flatten, page: index) { try readOverlay(page) }
-        var number = overlay.forms.count
-        while overlay.xobjects[PDFName("PTForm\(number)")] != nil { number += 1 }
-        overlay.forms.append((PDFName("PTForm\(number)"), form))
+        var number = 0
+        while overlay.xobjects[PDFName("\(prefix)\(number)")] != nil || overlay.forms.contains(where: { $0.name.string == "\(prefix)\(number)" }) {
+            number += 1
+        }
+        overlay.forms.append((PDFName("\(prefix)\(number)"), form))
         tree.pages[page].overlay = overlay
         tree.pages[page].changed = true
+    }
+
+    /// Whether the page draws (or this revision makes it draw) a form whose name starts with `prefix`.
+    public func drawsForm(named prefix: String, onPage index: Int) throws -> Bool {
+        let page = try located(index, .readPage)
+        if tree.pages[page].overlay?.forms.contains(where: { $0.name.string.hasPrefix(prefix) }) == true { return true }
+        return try Self.wrapping(.readPage, page: index) {
+            let resources = try tree.effective("Resources", of: page).map(tree.reader.resolve)?.dictionaryValue
+            let xobjects = try resources?["XObject"].map(tree.reader.resolve)?.dictionaryValue
+            return xobjects?.keys.contains { $0.string.hasPrefix(prefix) } ?? false
+        }
     }
 
     /// The page's annotations: those it has (after this revision's erasures) and those this revision adds.

@@ -12,6 +12,9 @@ public struct PageSteps: Sendable, Equatable {
     public var compress: Compression
     /// For pages that must be encoded again (deskewed): the JPEG quality.
     public var jpegQuality: Int
+    /// Tesseract languages ("eng", "deu"): the pages get a text layer, as a later revision of their
+    /// own (capture never waits for OCR). Empty: no OCR.
+    public var ocr: [String] = []
 
     public static let defaultDeskewThreshold = 0.3
     public static let defaultBlankThreshold = 0.0005
@@ -27,7 +30,7 @@ public struct PageSteps: Sendable, Equatable {
         self.jpegQuality = jpegQuality
     }
 
-    /// Whether any step looks at the pixels at all.
+    /// Whether any step looks at the pixels while the pages go in (OCR comes after).
     public var isEmpty: Bool { deskewAbove == nil && !orient && blank == .keep && compress == .keep }
 }
 
@@ -45,6 +48,13 @@ public enum Compression: String, Sendable, CaseIterable {
 }
 
 extension TableReader {
+    /// eng, deu, chi_sim, script/Latin: what tesseract's data files are named.
+    static func isLanguageCode(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 40 && !text.hasPrefix(".") && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "/"
+        } && !text.contains("..")
+    }
+
     /// The page steps of a rule or a profile; `fallback` for the keys it does not set.
     mutating func pageSteps(_ fallback: PageSteps = PageSteps()) -> PageSteps {
         var steps = fallback
@@ -62,6 +72,15 @@ extension TableReader {
             steps.blankThreshold = number("blank_threshold", in: 0...0.5, what: "a fraction of the page") ?? steps.blankThreshold
         }
         steps.compress = table["compress"] == nil ? steps.compress : choice("compress", default: steps.compress)
+        if let node = table["ocr"] {
+            var languages: [(value: String, location: SourceLocation)]?
+            if case .string = node.value { languages = string("ocr").map { [$0] } } else { languages = strings("ocr") }
+            for language in languages ?? [] where !Self.isLanguageCode(language.value) {
+                log.add("\(qualified("ocr")): \"\(language.value)\" is not a tesseract language code such as \"eng\" or "
+                        + "\"deu\"", at: language.location)
+            }
+            steps.ocr = (languages ?? []).map(\.value)
+        }
         return steps
     }
 }

@@ -1,0 +1,94 @@
+import CPoppler
+import Foundation
+import TrapperCore
+
+/// Renders pages of a PDF on disk through poppler and cairo, as a viewer shows them (the page's
+/// /Rotate applied, its crop box), to 8-bit grey: what OCR reads.
+///
+/// Owns its poppler document: not Sendable, use it from one task.
+public final class PDFPageRenderer {
+    public enum Failure: Error, CustomStringConvertible {
+        case open(path: String, String)
+        case noSuchPage(Int)
+        case render(String)
+
+        public var description: String {
+            switch self {
+            case .open(let path, let message): "render: open \(path): \(message)"
+            case .noSuchPage(let index): "render: no page \(index + 1)"
+            case .render(let message): "render: \(message)"
+            }
+        }
+    }
+
+    /// A rendered page: grey pixels, and its size in points as shown.
+    public struct Rendered {
+        public var raster: Raster
+        public var dpi: Int
+        public var shownWidth: Double
+        public var shownHeight: Double
+    }
+
+    private let document: OpaquePointer
+
+    public init(path: String) throws(Failure) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let document = poppler_document_new_from_file(URL(fileURLWithPath: path).absoluteString, nil, &error) else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "poppler could not open it"
+            if let error { g_error_free(error) }
+            throw .open(path: path, message)
+        }
+        self.document = document
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(document)) }
+
+    public var pageCount: Int { Int(poppler_document_get_n_pages(document)) }
+
+    /// The text poppler finds on the page (empty for a picture of text).
+    public func text(ofPage index: Int) throws(Failure) -> String {
+        guard let page = poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
+        defer { g_object_unref(UnsafeMutableRawPointer(page)) }
+        guard let text = poppler_page_get_text(page) else { return "" }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+
+    public func render(page index: Int, dpi: Int) throws(Failure) -> Rendered {
+        guard let page = poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
+        defer { g_object_unref(UnsafeMutableRawPointer(page)) }
+        var width = 0.0, height = 0.0
+        poppler_page_get_size(page, &width, &height)
+        let scale = Double(dpi) / 72
+        let (pixelWidth, pixelHeight) = (Int((width * scale).rounded(.up)), Int((height * scale).rounded(.up)))
+        guard pixelWidth > 0, pixelHeight > 0, pixelWidth * pixelHeight <= 400_000_000 else {
+            throw .render("a page of \(width) × \(height) pt at \(dpi) dpi is too large to render")
+        }
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(pixelWidth), Int32(pixelHeight)) else {
+            throw .render("cairo could not make a surface")
+        }
+        defer { cairo_surface_destroy(surface) }
+        let cairo = cairo_create(surface)
+        cairo_set_source_rgb(cairo, 1, 1, 1)
+        cairo_paint(cairo)
+        cairo_scale(cairo, scale, scale)
+        poppler_page_render(page, cairo)
+        cairo_destroy(cairo)
+        cairo_surface_flush(surface)
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface) else {
+            throw .render("cairo could not render the page")
+        }
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        var gray = [UInt8](repeating: 0, count: pixelWidth * pixelHeight)
+        for y in 0..<pixelHeight {
+            let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<pixelWidth {
+                let pixel = row[x]
+                let (r, g, b) = ((pixel >> 16) & 0xFF, (pixel >> 8) & 0xFF, pixel & 0xFF)
+                gray[y * pixelWidth + x] = UInt8((r * 299 + g * 587 + b * 114) / 1000)
+            }
+        }
+        let raster = Raster(width: pixelWidth, height: pixelHeight, channels: 1, depth: 8, bytesPerLine: pixelWidth, samples: gray)
+        return Rendered(raster: raster, dpi: dpi, shownWidth: width, shownHeight: height)
+    }
+}
