@@ -30,6 +30,8 @@ bench: build
 	python3 bench/engine.py $(BIN)
 	python3 bench/daemon.py $(BIN)
 	python3 bench/scan.py $(BIN)
+	python3 bench/edit.py $(BIN)
+	python3 bench/ocr.py $(BIN)
 
 # libFuzzer on every parser (fuzz/README.md): SECONDS each, default 30.
 SECONDS ?= 30

@@ -17,7 +17,7 @@ pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator)
 # time for peak memory; only with --bench.
 if [ "${1:-}" = --bench ]; then
   tool_packages+=(time inotify-tools)
-  pip_packages+=(img2pdf)
+  pip_packages+=(img2pdf ocrmypdf)
 fi
 
 missing=()
@@ -32,7 +32,7 @@ if ((${#missing[@]})); then
 fi
 
 python_check='import pypdf, pypdfium2, PIL, pyhanko, pyhanko_certvalidator'
-if [ "${1:-}" = --bench ]; then python_check+=', img2pdf'; fi
+if [ "${1:-}" = --bench ]; then python_check+=', img2pdf, ocrmypdf'; fi
 if ! python3 -c "$python_check" 2>/dev/null; then
   echo "install-deps: installing ${pip_packages[*]} from PyPI"
   python3 -m pip install --quiet --disable-pip-version-check "${pip_packages[@]}"

@@ -5,7 +5,8 @@ import TrapperCore
 
 /// Tesseract through its C API: one engine per worker (a TessBaseAPI is not to be shared across
 /// threads), initialised once for its languages, then fed page after page.
-public final class OCREngine {
+/// Sendable so that workers can be handed one each; an engine must still be used by one thread at a time.
+public final class OCREngine: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible, Equatable {
         /// tesseract has no trained data for a language: the Debian package that brings it.
         case missingLanguage(String)

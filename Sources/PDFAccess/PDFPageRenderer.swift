@@ -22,7 +22,7 @@ public final class PDFPageRenderer {
     }
 
     /// A rendered page: grey pixels, and its size in points as shown.
-    public struct Rendered {
+    public struct Rendered: Sendable {
         public var raster: Raster
         public var dpi: Int
         public var shownWidth: Double

@@ -36,15 +36,10 @@ enum ApplyCommand: Command {
             context.err("pdftrapper apply: \(path): no such file")
             return .noInput
         }
-        let config: Config
-        switch context.loadConfig(arguments.options["--config"].map(context.absolute)) {
+        let (config, store): (Config, TargetStore)
+        switch context.configAndStore(arguments) {
         case .failure(let code): return code
-        case .success(let loaded): config = loaded
-        }
-        let store: TargetStore
-        switch context.targetStore(arguments, config: config) {
-        case .failure(let code): return code
-        case .success(let opened): store = opened
+        case .success(let opened): (config, store) = opened
         }
         let outcome = EditJob(config: config, store: store).take(path, relativePath: arguments.positionals[0], file: false)
         store.log.forEach { context.err("pdftrapper: \($0)") }

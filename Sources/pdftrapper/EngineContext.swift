@@ -39,6 +39,13 @@ extension CommandContext {
         }
     }
 
+    /// The config (named with --config, or found) and its library's store, for commands that need both.
+    func configAndStore(_ arguments: ParsedArguments) -> Result<(Config, TargetStore), ExitCode> {
+        loadConfig(arguments.options["--config"].map(absolute)).flatMap { config in
+            targetStore(arguments, config: config).map { (config, $0) }
+        }
+    }
+
     /// The store for `--state-dir`, or the config's (named or found), or the default.
     func targetStore(_ arguments: ParsedArguments) -> Result<TargetStore, ExitCode> {
         optionalConfig(arguments).flatMap { targetStore(arguments, config: $0) }

@@ -36,8 +36,9 @@ enum OCRCommand: Command {
         case .success(let opened): (target, store) = opened
         }
         do {
-            let engine = try OCREngine(languages: languages)
-            let outcome = try OCRJob(store: store).run(target: target, pages: nil, engine: engine)
+            // One engine a core: the pages are read side by side.
+            let engines = try (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in try OCREngine(languages: languages) }
+            let outcome = try OCRJob(store: store).run(target: target, pages: nil, engines: engines)
             context.out(outcome.summary)
             return .ok
         } catch let error as OCREngine.Failure {
@@ -49,15 +50,10 @@ enum OCRCommand: Command {
     }
 
     static func runQueue(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
-        let config: Config
-        switch context.loadConfig(arguments.options["--config"].map(context.absolute)) {
-        case .failure(let code): return code
-        case .success(let loaded): config = loaded
-        }
         let store: TargetStore
-        switch context.targetStore(arguments, config: config) {
+        switch context.configAndStore(arguments) {
         case .failure(let code): return code
-        case .success(let opened): store = opened
+        case .success(let opened): store = opened.1
         }
         var result = ExitCode.ok
         for line in OCRWork.drain(OCRQueue(state: store.state), store: store) {

@@ -5,14 +5,7 @@ import Testing
 /// Edit scripts from outside: `pdftrapper apply` and the daemon's edits folder. Pages are told apart
 /// by their widths (page N of the made target is 100·N pixels wide at 72 dpi, so N·100 points).
 @Suite struct EditScriptTests {
-    static let config = """
-        [daemon]
-        state_dir = "state"
-        [library]
-        root = "library"
-        [inbox]
-        path = "inbox"
-        settle = "200ms"
+    static let config = TestConfig.folders() + """
         [[rule]]
         name = "all"
         target = "All.pdf"

@@ -7,14 +7,7 @@ import Testing
 @Suite struct OCRTests {
     func world(rule: String = "ocr = [\"eng\"]") throws -> Scratch {
         let scratch = try Scratch()
-        try scratch.write("config.toml", """
-            [daemon]
-            state_dir = "state"
-            [library]
-            root = "library"
-            [inbox]
-            path = "inbox"
-            settle = "200ms"
+        try scratch.write("config.toml", TestConfig.folders() + """
             [[rule]]
             name = "paper"
             target = "Paper.pdf"
@@ -101,7 +94,7 @@ import Testing
         #expect(first.count == 1 && first[0].contains("ingest"), "\(first)")
         #expect(eventually(timeout: 120) { (try? history(scratch))?.count == 2 }, "\(daemon.log)")
         #expect(try history(scratch)[1].contains("ocr"))
-        #expect(daemon.log.contains("OCR of 1 page"), "\(daemon.log)")
+        #expect(eventually { daemon.log.contains("OCR of 1 page") }, "\(daemon.log)")
         #expect(daemon.stop() == 0)
         // A sideways photo is read too: the rule turns nothing, so OCR reads the picture upright by itself.
         let truth = try String(contentsOfFile: scratch.path + "/sideways.jpg.txt", encoding: .utf8)

@@ -7,14 +7,7 @@ import Testing
 @Suite struct PageStepsTests {
     func world(_ steps: String) throws -> Scratch {
         let scratch = try Scratch()
-        try scratch.write("config.toml", """
-            [daemon]
-            state_dir = "state"
-            [library]
-            root = "library"
-            [inbox]
-            path = "inbox"
-            settle = "200ms"
+        try scratch.write("config.toml", TestConfig.folders() + """
             [[rule]]
             name = "scans"
             target = "Out.pdf"

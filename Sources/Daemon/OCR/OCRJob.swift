@@ -34,45 +34,37 @@ public struct OCRJob {
         }
     }
 
-    /// Reads the pages held under `references` (nil: every page) with `engine` and writes their text layers.
-    public func run(target: String, pages references: [PDFReference]?, engine: OCREngine, date: Date = Date()) throws -> Outcome {
+    /// Reads the pages held under `references` (nil: every page) with `engines` (as many pages at
+    /// once as there are engines; each engine is used by one thread at a time) and writes their text layers.
+    public func run(target: String, pages references: [PDFReference]?, engines: [OCREngine], date: Date = Date()) throws -> Outcome {
+        precondition(!engines.isEmpty, "OCR needs an engine")
         var layers: [(reference: PDFReference, form: AppearanceForm)] = []
         var outcome = Outcome(target: target, pagesRead: 0, words: 0, skipped: 0, revision: nil)
         let wanted = try references ?? store.whileLocked(target) { reader in
             let editor = try PDFPageEditor(reader: reader)
             return try (0..<editor.pageCount).compactMap { try editor.reference(ofPage: $0) }
         }
-        for reference in wanted {
-            // Under the lock: the page's place, its frame, and its pixels, from one state of the file.
-            let seen = try store.whileLocked(target) { reader throws -> (PDFPageRenderer.Rendered, PageFrame)? in
-                let editor = try PDFPageEditor(reader: reader)
-                guard let index = try editor.index(ofPage: reference),
-                      try !editor.drawsForm(named: Self.layerPrefix, onPage: index) else { return nil }
-                let renderer = try PDFPageRenderer(path: target)
-                guard try !Self.hasText(renderer.text(ofPage: index)) else { return nil }
-                let frame = PageFrame(mediaBox: try editor.cropBox(ofPage: index), rotation: try editor.rotation(ofPage: index))
-                return (try renderer.render(page: index, dpi: Self.dpi), frame)
+        // `engines.count` pages at a time: rendered one after the other, then read side by side.
+        for chunk in stride(from: 0, to: wanted.count, by: engines.count).map({ Array(wanted[$0..<min(wanted.count, $0 + engines.count)]) }) {
+            var seen: [(reference: PDFReference, rendered: PDFPageRenderer.Rendered, frame: PageFrame)] = []
+            for reference in chunk {
+                if let page = try render(reference, of: target) { seen.append((reference, page.rendered, page.frame)) } else { outcome.skipped += 1 }
             }
-            guard let (rendered, frame) = seen else {
-                outcome.skipped += 1
-                continue
+            let results = ResultBox(count: seen.count)
+            let pages = seen
+            DispatchQueue.concurrentPerform(iterations: pages.count) { index in
+                let page = pages[index]
+                results.set(index, Result { try Self.read(page.rendered, frame: page.frame, engine: engines[index]) })
             }
-            // A sideways or upside-down picture is read upright, and its words laid the way its text runs.
-            let turn = PageProcessor.uprightTurn(rendered.raster, dpi: rendered.dpi)
-            let upright = PageProcessor.turned(rendered.raster, clockwise: turn)
-            let words = try engine.words(upright, dpi: rendered.dpi)
-            let scale = 72 / Double(rendered.dpi)
-            let height = Double(upright.height) * scale
-            let placed = words.map { word in
-                OCRTextLayer.Word(text: word.text, box: Rect(x0: Double(word.left) * scale, y0: height - Double(word.bottom) * scale,
-                                                            x1: Double(word.right) * scale, y1: height - Double(word.top) * scale))
+            for (page, result) in zip(seen, results.values) {
+                let (form, words) = try result.get()
+                outcome.pagesRead += 1
+                outcome.words += words
+                if let form { layers.append((page.reference, form)) }
             }
-            outcome.pagesRead += 1
-            outcome.words += words.count
-            if !placed.isEmpty { layers.append((reference, OCRTextLayer.form(placed, frame: frame, turn: turn))) }
         }
         guard !layers.isEmpty else { return outcome }
-        let languages = engine.languages.joined(separator: "+")
+        let languages = engines[0].languages.joined(separator: "+")
         do {
             outcome.revision = try store.commit(target: target) { writer, reader in
                 guard let reader else { throw EngineError.unreadable(target: target, reason: "no such file") }
@@ -93,6 +85,35 @@ public struct OCRJob {
         return outcome
     }
 
+    /// Under the target's lock: the page's place, its frame and its pixels, from one state of the
+    /// file; nil when the page is gone or has text.
+    private func render(_ reference: PDFReference, of target: String) throws -> (rendered: PDFPageRenderer.Rendered, frame: PageFrame)? {
+        try store.whileLocked(target) { reader in
+            let editor = try PDFPageEditor(reader: reader)
+            guard let index = try editor.index(ofPage: reference),
+                  try !editor.drawsForm(named: Self.layerPrefix, onPage: index) else { return nil }
+            let renderer = try PDFPageRenderer(path: target)
+            guard try !Self.hasText(renderer.text(ofPage: index)) else { return nil }
+            let frame = PageFrame(mediaBox: try editor.cropBox(ofPage: index), rotation: try editor.rotation(ofPage: index))
+            return (try renderer.render(page: index, dpi: Self.dpi), frame)
+        }
+    }
+
+    /// One page read: its text layer (nil when tesseract found no words) and how many words.
+    /// A sideways or upside-down picture is read upright, and its words laid the way its text runs.
+    static func read(_ rendered: PDFPageRenderer.Rendered, frame: PageFrame, engine: OCREngine) throws -> (AppearanceForm?, Int) {
+        let turn = PageProcessor.uprightTurn(rendered.raster, dpi: rendered.dpi)
+        let upright = PageProcessor.turned(rendered.raster, clockwise: turn)
+        let words = try engine.words(upright, dpi: rendered.dpi)
+        let scale = 72 / Double(rendered.dpi)
+        let height = Double(upright.height) * scale
+        let placed = words.map { word in
+            OCRTextLayer.Word(text: word.text, box: Rect(x0: Double(word.left) * scale, y0: height - Double(word.bottom) * scale,
+                                                        x1: Double(word.right) * scale, y1: height - Double(word.top) * scale))
+        }
+        return (placed.isEmpty ? nil : OCRTextLayer.form(placed, frame: frame, turn: turn), words.count)
+    }
+
     /// Text a page already has: a few letters at least (a stray page number is not a text layer).
     static func hasText(_ text: String) -> Bool {
         text.unicodeScalars.filter { $0.properties.isAlphabetic }.count >= 20
@@ -100,3 +121,15 @@ public struct OCRJob {
 }
 
 private struct NothingToWrite: Error {}
+
+/// The results of pages read side by side, each written by its own thread.
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<(AppearanceForm?, Int), any Error>?]
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: Result<(AppearanceForm?, Int), any Error>) { lock.withLock { results[index] = result } }
+
+    var values: [Result<(AppearanceForm?, Int), any Error>] { lock.withLock { results.map { $0! } } }
+}

@@ -29,7 +29,7 @@ public enum OCRWork {
             let key = request.languages.joined(separator: "+")
             let engine = try engines[key] ?? OCREngine(languages: request.languages)
             engines[key] = engine
-            let outcome = try OCRJob(store: store).run(target: request.target, pages: request.references, engine: engine)
+            let outcome = try OCRJob(store: store).run(target: request.target, pages: request.references, engines: [engine])
             queue.remove(path)
             return Line(text: "pdftrapper: " + outcome.summary, failed: false)
         } catch let error as OCREngine.Failure {

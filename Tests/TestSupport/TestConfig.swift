@@ -1,0 +1,16 @@
+/// The folders most end-to-end configs share: state, library and inbox beside the config (the
+/// archive, quarantine, edits and signatures folders then default to siblings of the inbox).
+public enum TestConfig {
+    public static func folders(settle: String = "200ms", inbox extra: String = "") -> String {
+        """
+        [daemon]
+        state_dir = "state"
+        [library]
+        root = "library"
+        [inbox]
+        path = "inbox"
+        settle = "\(settle)"
+        \(extra)
+        """
+    }
+}
