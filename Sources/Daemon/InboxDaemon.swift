@@ -125,6 +125,7 @@ public final class InboxDaemon {
                 notifier.notify("STATUS=\(statusLine)")
             }
             takeScans()
+            for outcome in job.expireHeld() { report(outcome) }
             reportOCR()
             retryClaimsNowAndThen()
             pingWatchdog()
@@ -187,7 +188,7 @@ public final class InboxDaemon {
         if let rule = outcome.rule { fields[EventField.rule] = rule }
         if let revision = outcome.revision { fields[EventField.revision] = String(revision) }
         let level: LogLevel = switch outcome.result {
-        case .ingested, .duplicate: .info
+        case .ingested, .duplicate, .held: .info
         case .noRule, .takenElsewhere: .notice
         case .quarantined, .retryLater: .warning
         }

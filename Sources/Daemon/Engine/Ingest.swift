@@ -39,11 +39,11 @@ public enum Ingest {
                 }
             }
             // What the page steps did goes into the history beside the revision.
-            let steps = inputs.compactMap { input in input.stepsNote.map { "\(input.name): \($0)" } }
+            let steps = inputs.compactMap { input in input.stepsNote.map { input is InterleavedInput ? $0 : "\(input.name): \($0)" } }
             let fullNote = ([note].compactMap { $0 } + steps).joined(separator: "; ")
             added = pages
             return RevisionRecord(operation: .ingest, date: date, base: 0, pagesAdded: pages.count, position: position,
-                                  inputs: inputs.map { .init(name: $0.name, sha256: $0.sha256, pages: $0.pageCount) },
+                                  inputs: inputs.flatMap(\.recordedInputs),
                                   note: fullNote.isEmpty ? nil : fullNote)
         }
         committed.pages = added

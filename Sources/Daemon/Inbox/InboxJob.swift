@@ -175,7 +175,7 @@ public struct InboxJob {
         let manifests = self.manifests
         reserved = []
         for case let relativePath as String in found {
-            guard !relativePath.hasPrefix(Self.manifestFolderName) else { continue }
+            guard !relativePath.hasPrefix(Self.manifestFolderName), !relativePath.hasPrefix(Self.heldFolderName) else { continue }
             let path = claims + "/" + relativePath
             var status = stat()
             guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { continue }
@@ -201,6 +201,10 @@ public struct InboxJob {
     private mutating func process(_ claimed: [Claimed], recovering: Bool, now: Date) -> [JobOutcome] {
         var outcomes: [JobOutcome] = []
         var group: [Claimed] = []
+        // Front and back passes wait for each other, outside the revision groups.
+        let collated = claimed.filter { config.rules[$0.plan.ruleNumber - 1].collate == .doubleSided }
+        for input in collated { outcomes += collate(input, now: now) }
+        let claimed = claimed.filter { config.rules[$0.plan.ruleNumber - 1].collate != .doubleSided }
         func flush() {
             if !group.isEmpty { outcomes += ingest(group, recovering: recovering, now: now) }
             group = []
@@ -292,7 +296,7 @@ public struct InboxJob {
     }
 
     /// After its pages are durable (or found already there): the original is archived, deleted or kept.
-    private mutating func finish(_ input: Claimed, outcome: inout JobOutcome) -> JobOutcome {
+    mutating func finish(_ input: Claimed, outcome: inout JobOutcome) -> JobOutcome {
         if input.plan.original == .keep { return keep(input.path, input.relativePath, outcome) }
         return dispose(input.path, input.relativePath, input.plan, outcome: &outcome)
     }
@@ -334,7 +338,7 @@ public struct InboxJob {
         return outcome
     }
 
-    private func quarantine(_ claimed: String, _ relativePath: String, _ rule: String?, reason: String) -> JobOutcome {
+    func quarantine(_ claimed: String, _ relativePath: String, _ rule: String?, reason: String) -> JobOutcome {
         do {
             try Quarantine(folder: config.inbox.quarantine).put(claimed, relativePath: relativePath, reason: reason, rule: rule)
             return JobOutcome(input: relativePath, result: .quarantined, rule: rule, reason: reason)

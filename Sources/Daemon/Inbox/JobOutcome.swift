@@ -13,6 +13,8 @@ public struct JobOutcome: Sendable, Equatable, Codable {
         case noRule
         /// Another daemon took it first.
         case takenElsewhere
+        /// A front pass, held in the claims until its back pass comes (`collate = "double-sided"`).
+        case held
         /// A temporary problem (I/O, a full disk); it waits among the claimed inputs and is tried again.
         case retryLater
     }
@@ -48,6 +50,7 @@ public struct JobOutcome: Sendable, Equatable, Codable {
         case .quarantined: "\(input): quarantined: \(reason ?? "")"
         case .noRule: "\(input): no rule matches; left in the inbox"
         case .takenElsewhere: "\(input): taken by another daemon"
+        case .held: "\(input): held: \(reason ?? "")"
         case .retryLater: "\(input): will retry: \(reason ?? "")"
         }
     }

@@ -24,12 +24,16 @@ struct RuleReader {
             }
             let original = table.choice("original", default: OriginalDisposition.archive)
             let archiveAs = template(&table, "archive_as", required: false, pdf: false)
+            let collate = table.choice("collate", default: Collation.none)
+            let collateWindow = table.node("collate_window").flatMap { _ in table.seconds("collate_window") }
             var steps = table.pageSteps()
             if table.table["jpeg_quality"] != nil { steps.jpegQuality = Int(table.integer("jpeg_quality", in: 1...100) ?? 85) }
             guard let name, let target else { return nil }
             var rule = Rule(name: name.value, match: match, target: target, mode: mode, batchWindowSeconds: window ?? 120,
                             original: original, archiveAs: archiveAs ?? Rule.defaultArchiveAs)
             rule.steps = steps
+            rule.collate = collate
+            rule.collateWindowSeconds = collateWindow ?? 1800
             return rule
         }
     }

@@ -34,6 +34,13 @@ public struct RuleMatch: Sendable {
     public init() {}
 }
 
+/// How a rule joins its inputs: each as it is, or in pairs of a front pass and a back pass from a
+/// feeder that scans one side (the back pass comes last page first, as the stack was turned over).
+public enum Collation: String, Sendable, CaseIterable {
+    case none
+    case doubleSided = "double-sided"
+}
+
 /// One `[[rule]]`: which inputs it takes and where their pages go.
 public struct Rule: Sendable {
     public var name: String
@@ -47,6 +54,9 @@ public struct Rule: Sendable {
     public var archiveAs: PathTemplate
     /// What happens to each page of an image input on the way.
     public var steps = PageSteps()
+    /// `collate = "double-sided"`: an input is the front pass, the next within the window the back.
+    public var collate: Collation = .none
+    public var collateWindowSeconds: Double = 1800
 
     public init(name: String, match: RuleMatch = RuleMatch(), target: PathTemplate, mode: IngestMode = .append,
                 batchWindowSeconds: Double = 120, original: OriginalDisposition = .archive,
