@@ -47,7 +47,7 @@ enum IngestCommand: Command {
         let position: PDFPagePosition = arguments.has("--prepend") ? .front : .end
         let inputs = arguments.positionals.map(context.absolute)
         if let target = arguments.options["--to"] {
-            return ingest(inputs, into: context.absolute(target), position, store, context)
+            return ingest(inputs, into: context.absolute(target), position, store, context, limits: config?.limits ?? LimitsSettings())
         }
         guard let config else {
             context.err("pdftrapper ingest: name a target with --to, or a config whose rules choose one (--config)")
@@ -57,9 +57,10 @@ enum IngestCommand: Command {
     }
 
     static func ingest(_ paths: [String], into target: String, _ position: PDFPagePosition, _ store: TargetStore,
-                       _ context: CommandContext, steps: PageSteps = PageSteps()) -> ExitCode {
+                       _ context: CommandContext, steps: PageSteps = PageSteps(),
+                       limits: LimitsSettings = LimitsSettings()) -> ExitCode {
         do {
-            let files = InputFiles()
+            let files = InputFiles(limits)
             let inputs = try paths.map { path throws(EngineError) in try files.open(path, steps: steps) }
             let committed = try Ingest.run(inputs, into: target, at: position, store: store)
             OCRQueue.enqueue(committed, languages: steps.ocr, store: store)
@@ -95,7 +96,7 @@ enum IngestCommand: Command {
                 continue
             }
             let code = ingest([path], into: plan.targetPath, plan.mode == .prepend ? .front : position, store, context,
-                              steps: plan.steps)
+                              steps: plan.steps, limits: config.limits)
             if code != .ok { result = code }
         }
         return result

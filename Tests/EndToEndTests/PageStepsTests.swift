@@ -168,3 +168,46 @@ import Testing
         try PDFReaders.requireAllAgree(out(scratch), pages: 2)
     }
 }
+
+/// `[limits]`: what one input or script may cost, refused with the reason and the key to change.
+@Suite struct LimitsTests {
+    @Test func inputsOverTheConfiguredLimitsAreRefusedWithTheKey() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+            [limits]
+            max_pixels = 10000
+            max_pages = 2
+            max_input_size = "2MB"
+            max_script_size = "100B"
+
+            """)
+        try TestImages.make(scratch.path + "/big.png", width: 200, height: 100)
+        try TestImages.make(scratch.path + "/small.png", width: 50, height: 50)
+        _ = try Python.run("""
+            import sys
+            from PIL import Image
+            pages = [Image.new("L", (40, 40), 255) for _ in range(3)]
+            pages[0].save(sys.argv[1], save_all=True, append_images=pages[1:])
+            """, [scratch.path + "/three.tiff"])
+        let pixels = try Binary.run(["ingest", "--config", "config.toml", "big.png"], in: scratch.url)
+        #expect(pixels.status == 65)
+        #expect(pixels.stderr.contains("200 x 100 pixels, over the limit of 0.01 megapixels (limits.max_pixels)"), "\(pixels.stderr)")
+        let pages = try Binary.run(["ingest", "--config", "config.toml", "three.tiff"], in: scratch.url)
+        #expect(pages.status == 65)
+        #expect(pages.stderr.contains("3 pages, more than limits.max_pages = 2"), "\(pages.stderr)")
+        #expect(try Binary.run(["ingest", "--config", "config.toml", "small.png"], in: scratch.url).status == 0)
+        try scratch.write("long.toml", "target = \"All.pdf\"\n[[edit]]\nop = \"metadata\"\ntitle = \"" + String(repeating: "x", count: 200) + "\"\n")
+        let script = try Binary.run(["apply", "--config", "config.toml", "long.toml"], in: scratch.url)
+        #expect(script.status == 65)
+        #expect(script.stderr.contains("an edit script may have at most 100 bytes (limits.max_script_size)"), "\(script.stderr)")
+        try scratch.write("bad.toml", TestConfig.folders() + "[limits]\nmax_pixels = 0\nmax_script_size = \"5MB\"\nmax_pagse = 3\n")
+        let check = try Binary.run(["check-config", "bad.toml"], in: scratch.url)
+        #expect(check.status == 78)
+        #expect(check.stderr.contains("limits.max_pixels must be an integer from 1 to 4000000000"), "\(check.stderr)")
+        #expect(check.stderr.contains("limits.max_script_size can be at most 1MB"), "\(check.stderr)")
+        #expect(check.stderr.contains("did you mean \"max_pages\""), "\(check.stderr)")
+    }
+}

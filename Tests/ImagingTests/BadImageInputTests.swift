@@ -58,7 +58,7 @@ import TrapperCore
         let cut = refusal(scratch, "cut.tif")
         #expect(cut?.description.hasPrefix("truncated TIFF: ") == true, "cut.tif: \(String(describing: cut))")
         let tooBig = refusal(scratch, "good.png", limits: ImageLimits(maxBytes: 100))
-        #expect(tooBig?.description.hasPrefix("file is ") == true && tooBig?.description.hasSuffix("over the limit of 100 bytes") == true,
+        #expect(tooBig?.description.hasPrefix("file is ") == true && tooBig?.description.hasSuffix("over the limit of 100 bytes (limits.max_input_size)") == true,
             "\(String(describing: tooBig))")
     }
 
@@ -88,7 +88,7 @@ import TrapperCore
             ("bomb.jpg", "65535 x 65535")]
         {
             let error = refusal(scratch, name)
-            #expect(error?.description == "image is \(size) pixels, over the limit of 200 megapixels", "\(name): \(String(describing: error))")
+            #expect(error?.description == "image is \(size) pixels, over the limit of 200 megapixels (limits.max_pixels)", "\(name): \(String(describing: error))")
         }
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
         #expect(usage.ru_maxrss - before < 100_000, "peak memory grew by \(usage.ru_maxrss - before) KiB")

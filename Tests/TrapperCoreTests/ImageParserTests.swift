@@ -133,7 +133,7 @@ import TrapperCore
             try PNGFile(Self.png(width: 100_000, height: 100_000))
         }
         #expect(ImageInputError.tooManyPixels(width: 100_000, height: 100_000, limit: 200_000_000).description
-            == "image is 100000 x 100000 pixels, over the limit of 200 megapixels")
+            == "image is 100000 x 100000 pixels, over the limit of 200 megapixels (limits.max_pixels)")
         #expect(throws: ImageInputError.corrupt(.png, "color type 2 with bit depth 4")) {
             try PNGFile(Self.png(depth: 4, colorType: 2))
         }

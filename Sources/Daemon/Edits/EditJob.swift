@@ -69,8 +69,9 @@ public struct EditJob {
             throw EditApplyError("not a regular file (a link, folder, FIFO or socket); scripts must be plain files")
         }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= Self.maximumBytes else {
-            throw EditApplyError("\(size) bytes; an edit script may have at most \(Self.maximumBytes) bytes")
+        let limit = min(Self.maximumBytes, config.limits.maxScriptBytes)
+        guard size <= limit else {
+            throw EditApplyError("\(size) bytes; an edit script may have at most \(limit) bytes (limits.max_script_size)")
         }
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }

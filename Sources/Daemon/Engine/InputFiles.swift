@@ -10,10 +10,18 @@ import TrapperCore
 /// `EngineError.badInput` with a one-line reason.
 public struct InputFiles: Sendable {
     public var limits: ImageLimits
+    /// Pages one input may have.
+    public var maxPages: Int
     let flate = ZlibFlate()
 
-    public init(limits: ImageLimits = ImageLimits()) {
+    public init(limits: ImageLimits = ImageLimits(), maxPages: Int = LimitsSettings().maxPages) {
         self.limits = limits
+        self.maxPages = maxPages
+    }
+
+    /// The config's `[limits]`.
+    public init(_ settings: LimitsSettings) {
+        self.init(limits: settings.images, maxPages: settings.maxPages)
     }
 
     /// Opens the input; an image input's pages go through `steps` (a PDF's pages go in as they are).
@@ -22,6 +30,14 @@ public struct InputFiles: Sendable {
     public func open(_ path: String, steps: PageSteps = PageSteps(), blankIsEmpty: Bool = false) throws(EngineError)
         -> any InputDocument
     {
+        let document = try openUnchecked(path, steps: steps, blankIsEmpty: blankIsEmpty)
+        guard document.pageCount <= maxPages else {
+            throw .badInput(name: document.name, reason: "\(document.pageCount) pages, more than limits.max_pages = \(maxPages)")
+        }
+        return document
+    }
+
+    private func openUnchecked(_ path: String, steps: PageSteps, blankIsEmpty: Bool) throws(EngineError) -> any InputDocument {
         let name = (path as NSString).lastPathComponent
         do {
             var status = stat()

@@ -27,7 +27,7 @@ public struct InboxJob {
     public init(config: Config, store: TargetStore, instance: String) {
         self.config = config
         self.store = store
-        self.inputs = InputFiles()
+        self.inputs = InputFiles(config.limits)
         self.router = config.router(host: ProcessInfo.processInfo.hostName)
         self.claims = "\(config.inbox.path)/\(Self.claimsFolderName)/\(instance)"
     }

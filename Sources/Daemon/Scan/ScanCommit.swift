@@ -7,7 +7,7 @@ import TrapperCore
 public struct ScanCommit {
     public let config: Config
     let store: TargetStore
-    let inputs = InputFiles()
+    var inputs: InputFiles { InputFiles(config.limits) }
 
     public init(config: Config, store: TargetStore) {
         self.config = config

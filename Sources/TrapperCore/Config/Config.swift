@@ -10,6 +10,7 @@ public struct Config: Sendable {
     public var rules: [Rule]
     public var scanners: [ScannerBinding]
     public var profiles: [ScanProfile]
+    public var limits = LimitsSettings()
 
     public func router(host: String = "") -> Router {
         Router(rules: rules, libraryRoot: library.root, archiveRoot: inbox.archive, host: host)
@@ -65,6 +66,23 @@ public struct InboxSettings: Sendable {
 
 public struct FolderSettings: Sendable {
     public var path: String
+}
+
+/// `[limits]`: what one input or script may cost before it is refused with the reason (quarantine,
+/// or failed/), never an out-of-memory kill. The defaults take any real scan or photo.
+public struct LimitsSettings: Sendable, Equatable {
+    /// Width × height of one page of an image input.
+    public var maxPixels = 200_000_000
+    /// One input file's size.
+    public var maxInputBytes = 512 << 20
+    /// Pages of one input (an image's, a PDF's).
+    public var maxPages = 10_000
+    /// One edit script's size.
+    public var maxScriptBytes = 1 << 20
+
+    public init() {}
+
+    public var images: ImageLimits { ImageLimits(maxPixels: maxPixels, maxBytes: maxInputBytes) }
 }
 
 /// `[edits]`: where scripts are dropped, and what a script that does not say gets.

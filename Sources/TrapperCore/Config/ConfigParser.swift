@@ -45,7 +45,9 @@ struct ConfigBuilder {
         let ruleTables = top.arrayOfTables("rule")
         let scannerTables = top.arrayOfTables("scanner")
         var profilesTable = top.subtable("profile")
+        var limitsTable = top.subtable("limits")
         top.finish()
+        let limits = self.limits(&limitsTable)
 
         let library = path(&libraryTable, "root", required: true)
         libraryTable?.finish()
@@ -69,7 +71,7 @@ struct ConfigBuilder {
         return Config(file: file, daemon: DaemonSettings(stateDir: daemon.stateDir.value, logLevel: daemon.logLevel),
                       library: LibrarySettings(root: library.value), inbox: inbox,
                       edits: EditsSettings(path: edits.path, purge: purge), signatures: FolderSettings(path: signatures.path),
-                      rules: rules, scanners: scanners, profiles: profiles)
+                      rules: rules, scanners: scanners, profiles: profiles, limits: limits)
     }
 
     // MARK: sections
@@ -104,6 +106,25 @@ struct ConfigBuilder {
                                   defaulted: archive.defaulted),
                            Folder(key: "inbox.quarantine", path: quarantine.value, location: quarantine.location, watched: false,
                                   defaulted: quarantine.defaulted)])
+    }
+
+    /// `[limits]`: each key a positive number (sizes as "500MB" or bytes), at most the built-in ceiling.
+    private func limits(_ table: inout TableReader?) -> LimitsSettings {
+        var limits = LimitsSettings()
+        guard var reader = table else { return limits }
+        defer { reader.finish() }
+        if let pixels = reader.integer("max_pixels", in: 1...4_000_000_000) { limits.maxPixels = Int(pixels) }
+        if let bytes = reader.bytes("max_input_size") { limits.maxInputBytes = Int(bytes) }
+        if let pages = reader.integer("max_pages", in: 1...1_000_000) { limits.maxPages = Int(pages) }
+        if let bytes = reader.bytes("max_script_size") {
+            if bytes > Int64(EditScriptParser.maxBytes) {
+                log.add("limits.max_script_size can be at most 1MB, the most an edit script's parser reads",
+                        at: reader.table["max_script_size"]!.location)
+            } else {
+                limits.maxScriptBytes = Int(bytes)
+            }
+        }
+        return limits
     }
 
     /// `[edits]` and `[signatures]`: one `path`, by default a folder of that name beside the inbox.

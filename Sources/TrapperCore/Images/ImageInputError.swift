@@ -26,9 +26,9 @@ public enum ImageInputError: Error, Sendable, Equatable, CustomStringConvertible
         case .corrupt(let format, let detail): "corrupt \(format.rawValue): \(detail)"
         case .unsupported(let format, let detail): "unsupported \(format.rawValue): \(detail)"
         case .tooManyPixels(let width, let height, let limit):
-            "image is \(width) x \(height) pixels, over the limit of \(Self.megapixels(limit)) megapixels"
+            "image is \(width) x \(height) pixels, over the limit of \(Self.megapixels(limit)) megapixels (limits.max_pixels)"
         case .tooManyBytes(let count, let limit):
-            "file is \(Self.size(count)), over the limit of \(Self.size(limit))"
+            "file is \(Self.size(count)), over the limit of \(Self.size(limit)) (limits.max_input_size)"
         case .decodeFailed(let format, let detail): "cannot decode \(format.rawValue): \(detail)"
         case .noSuchPage(let index, let count): "no page \(index + 1): the file has \(count) page(s)"
         }
