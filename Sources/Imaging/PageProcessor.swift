@@ -74,10 +74,11 @@ public enum PageProcessor {
             result.page = try encode(bilevel: pix, dpi: dpi, flate: flate)
             result.notes.append("stored as bilevel CCITT G4")
         } else if changed {
-            result.page = try encode(pix, dpi: dpi, quality: steps.jpegQuality, flate: flate)
+            // A JPEG stays a JPEG (one more lossy encoding, said in the log); anything lossless stays lossless.
+            let jpeg = format == .jpeg && (pix.depth == 8 || pix.depth == 32) && pixGetColormap(pix.pix) == nil
+            result.page = try encode(pix, dpi: dpi, jpegQuality: jpeg ? steps.jpegQuality : nil, flate: flate)
             result.notes.append(pix.depth == 1 ? "encoded again as CCITT G4"
-                                : pix.depth >= 8 && format == .jpeg ? "encoded again as JPEG (quality \(steps.jpegQuality))"
-                                : "encoded again losslessly")
+                                : jpeg ? "encoded again as JPEG (quality \(steps.jpegQuality))" : "encoded again losslessly (PNG)")
         }
         return result
     }
@@ -212,10 +213,11 @@ public enum PageProcessor {
         return try page(written(binary) { pixWriteMemTiff($0, $1, $2, Int32(IFF_TIFF_G4)) }, flate: flate)
     }
 
-    static func encode(_ pix: LeptonicaPix, dpi: Int, quality: Int, flate: any FlateCoding) throws -> ImagePage {
+    /// As JPEG at `jpegQuality`, or losslessly (G4 for 1 bit, PNG otherwise, 16-bit samples kept) when nil.
+    static func encode(_ pix: LeptonicaPix, dpi: Int, jpegQuality: Int?, flate: any FlateCoding) throws -> ImagePage {
         if pix.depth == 1 { return try encode(bilevel: pix, dpi: dpi, flate: flate) }
-        if pix.depth >= 8, pixGetColormap(pix.pix) == nil {
-            return try page(written(pix) { pixWriteMemJpeg($0, $1, $2, Int32(quality), 0) }, flate: flate)
+        if let jpegQuality {
+            return try page(written(pix) { pixWriteMemJpeg($0, $1, $2, Int32(jpegQuality), 0) }, flate: flate)
         }
         return try page(written(pix) { pixWriteMemPng($0, $1, $2, 0) }, flate: flate)
     }

@@ -211,3 +211,15 @@ import Testing
         #expect(check.stderr.contains("did you mean \"max_pages\""), "\(check.stderr)")
     }
 }
+
+extension PageStepsTests {
+    @Test func aDeskewedPNGStaysLossless() throws {
+        let scratch = try world("deskew = true")
+        try TextPages.make(scratch.path + "/skewed.png", skew: 2)
+        let run = try ingest(scratch, ["skewed.png"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("encoded again losslessly (PNG)"), "\(run.stdout)")
+        #expect(try encodings(out(scratch)) == ["image"], "Flate, not JPEG")
+        #expect(abs(try TextPages.ruleSlant(out(scratch))) < 0.2)
+    }
+}
