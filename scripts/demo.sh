@@ -6,7 +6,7 @@ set -euo pipefail
 bin=$(realpath "$1")
 cd "$(dirname "$0")/.."
 demo=$PWD/demo
-mkdir -p "$demo"/{inbox/receipts,edits,library,sane}
+mkdir -p "$demo"/{inbox/receipts,inbox/papers,edits,library,sane,signatures}
 
 # A private SANE config that loads only the test backend, with A4-sized geometry.
 echo test > "$demo/sane/dll.conf"
@@ -29,6 +29,18 @@ settle = "1s"
 name = "receipts"
 target = "Receipts/{year}-{month}.pdf"
 match = { folder = "receipts", type = "image" }
+
+# Paper letters photographed or scanned crooked: straightened, turned upright, blank pages left
+# out, text pages stored as 1-bit G4, and an invisible text layer added after they land.
+[[rule]]
+name = "papers"
+target = "Papers.pdf"
+match = { folder = "papers" }
+deskew = true
+orient = true
+blank = "drop"
+compress = "auto"
+ocr = ["eng"]
 
 [[rule]]
 name = "everything-else"
@@ -60,6 +72,42 @@ scanimage -d test --mode Color --test-picture "Color pattern" --resolution 75 --
   > "$demo/inbox/receipts/scan-$(date +%H%M%S).png"
 scanimage -d test --mode Gray --test-picture Grid --resolution 75 --format=pnm > "$demo/inbox/page-$(date +%H%M%S).pnm"
 
+echo "== a crooked photo of a letter into demo/inbox/papers (deskewed, G4, then OCR'd by the daemon)"
+python3 - "$demo/inbox/papers/letter.jpg" <<'PY'
+import random, sys
+from PIL import Image, ImageDraw, ImageFont
+dpi = 200
+im = Image.new("L", (int(8.27 * dpi), int(11.69 * dpi)), 255)
+draw = ImageDraw.Draw(im)
+font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", int(dpi * 12 / 72))
+words = "dear customer your invoice for november is attached please pay within thirty days".split()
+rnd = random.Random(1)
+for line in range(30):
+    draw.text((int(dpi * 0.9), int(dpi * (1.2 + 0.3 * line))), " ".join(rnd.choice(words) for _ in range(9)), font=font, fill=0)
+im.rotate(3, resample=Image.BICUBIC, fillcolor=255).save(sys.argv[1], quality=85, dpi=(dpi, dpi))
+PY
+# A saved signature (pen strokes) for edit scripts.
+cat > "$demo/signatures/demo.toml" <<'SIG'
+width = 3
+color = "#1a237e"
+strokes = [[[0, 40], [15, 5], [30, 40], [45, 10], [60, 35], [90, 20]]]
+SIG
+# An edit script to drop into demo/edits once Papers.pdf exists: a note and the signature on page 1.
+cat > "$demo/sign.toml" <<'EDIT'
+target = "Papers.pdf"
+origin = "top-left"
+[[edit]]
+op = "note"
+page = 1
+at = [20, 20]
+contents = "Seen"
+[[edit]]
+op = "signature"
+page = 1
+name = "demo"
+box = [20, 60, 180, 120]
+EDIT
+
 echo "== pdftrapper devices"
 "$bin" devices
 echo "== pdftrapper scan --profile feeder: the test scanner's 10-sheet feeder into one revision"
@@ -73,6 +121,9 @@ The demo lives in $demo; the daemon starts now (Ctrl-C stops it). In another ter
   echo "not a picture" > demo/inbox/bad.jpg       # goes to demo/quarantine/ with bad.jpg.why.txt
   $bin status --config demo/config.toml           # what the daemon is doing
   $bin history demo/library/Inbox.pdf             # every revision of a PDF
+  cp demo/sign.toml demo/edits/                   # an edit script: a note and a signature on Papers.pdf
+  $bin annotations demo/library/Papers.pdf        # what it added, with the ids an erase takes
+  pdftotext demo/library/Papers.pdf - | head      # the letter's text, once its OCR revision is in
   $bin undo --config demo/config.toml demo/library/Inbox.pdf
   SANE_CONFIG_DIR=demo/sane scanimage -d test --format=png > demo/inbox/scan.png
   SANE_CONFIG_DIR=demo/sane $bin scan --config demo/config.toml --profile feeder
