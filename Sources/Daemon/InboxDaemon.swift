@@ -50,6 +50,7 @@ public final class InboxDaemon {
             throw error.isUnreadable ? .noInput : .config
         }
         log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
+        if let warning = Self.permissionWarning(config.file) { log.log(.warning, warning) }
         do {
             try Self.makeFolders(config)
             store = try Self.openStore(config)
@@ -315,6 +316,18 @@ public final class InboxDaemon {
     private func saveStatus() {
         status.updated = Date()
         try? status.save(stateDir: config.daemon.stateDir)
+    }
+
+    /// A config others may write names where every page goes: say so at start (the daemon still
+    /// runs; refusing would stop the scanner on a box where that is how it was set up).
+    static func permissionWarning(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let others = status.st_mode & (S_IWGRP | S_IWOTH)
+        guard others != 0 else { return nil }
+        let who = others & S_IWOTH != 0 ? "anyone" : "its group"
+        return "pdftrapper: \(path) can be written by \(who) (mode \(String(status.st_mode & 0o777, radix: 8))): whoever can "
+            + "change it decides where every page goes; chmod go-w it"
     }
 
     static func openStore(_ config: Config) throws -> TargetStore {

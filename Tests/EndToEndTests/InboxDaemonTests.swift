@@ -117,6 +117,21 @@ import Testing
         #expect(run.stderr.contains("config.toml:2:8: library.root must be a string"))
     }
 
+    @Test func aConfigOthersMayWriteIsWarnedAboutAtStart() throws {
+        let scratch = try Scratch()
+        let path = try scratch.write("config.toml", Self.config())
+        chmod(path, 0o666)
+        let daemon = try DaemonProcess(config: path, in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "\(daemon.log)")
+        #expect(daemon.log.contains("config.toml can be written by anyone (mode 666)"), "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+        chmod(path, 0o644)
+        let quiet = try DaemonProcess(config: path, in: scratch.url)
+        #expect(quiet.notify.wait(for: "READY=1"), "\(quiet.log)")
+        #expect(!quiet.log.contains("can be written by"), "\(quiet.log)")
+        #expect(quiet.stop() == 0)
+    }
+
     @Test func aBurstAllLandsExactlyOnce() throws {
         let count = Int(ProcessInfo.processInfo.environment["PDFTRAPPER_BURST"] ?? "") ?? 300
         let scratch = try Scratch()
