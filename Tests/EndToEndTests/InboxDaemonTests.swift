@@ -7,16 +7,7 @@ import Testing
 /// arrive; systemd hears READY, STATUS and STOPPING; SIGHUP reloads; bad files go to quarantine.
 @Suite struct InboxDaemonTests {
     static func config(settle: String = "300ms", extra: String = "") -> String {
-        """
-        [daemon]
-        state_dir = "state"
-        [library]
-        root = "library"
-        [inbox]
-        path = "inbox"
-        settle = "\(settle)"
-        rescan_interval = "2s"
-        \(extra)
+        TestConfig.folders(settle: settle, inbox: "rescan_interval = \"2s\"" + (extra.isEmpty ? "" : "\n" + extra)) + """
         [[rule]]
         name = "all"
         target = "All.pdf"
@@ -97,7 +88,7 @@ import Testing
         daemon.signal(SIGHUP)
         #expect(daemon.notify.wait(for: "RELOADING=1"))
         #expect(eventually { daemon.log.contains("reload refused, keeping the running config") }, "log: \(daemon.log)")
-        #expect(daemon.log.contains("config.toml:16:11: rule[2].target: unknown placeholder {nope}"), "log: \(daemon.log)")
+        #expect(daemon.log.contains("config.toml:15:11: rule[2].target: unknown placeholder {nope}"), "log: \(daemon.log)")
         try TestImages.make(scratch.path + "/inbox/a.jpg")
         #expect(eventually { pages(scratch.path + "/library/All.pdf") == 1 }, "the old config still works")
 
