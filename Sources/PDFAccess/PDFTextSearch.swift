@@ -4,9 +4,9 @@ import Foundation
 import TrapperCore
 
 /// Finds text on a page of a PDF as it is on disk, through poppler's text search, the way a
-/// viewer's find bar does: case-insensitive, one rectangle per place found (a match that runs
-/// over a line break is not found). The page is named by its object (qpdf tells its index),
-/// since an edit script's earlier edits may have moved it.
+/// viewer's find bar does: case-insensitive, and across a line break (one rectangle for each line
+/// a match runs over; a word hyphenated at the break is not found). The page is named by its
+/// object (qpdf tells its index), since an edit script's earlier edits may have moved it.
 ///
 /// Owns its poppler document: not Sendable, use it from one task.
 public final class PDFTextSearch {
@@ -41,23 +41,31 @@ public final class PDFTextSearch {
 
     deinit { g_object_unref(UnsafeMutableRawPointer(document)) }
 
-    /// Where `text` stands on the page held under `reference`: for each place, its rectangles in
-    /// the page's shown space as poppler measures it (the crop box with the page's rotation
-    /// applied, y up), in reading order.
-    public func find(_ text: String, onPage reference: PDFReference) throws(Failure) -> [Rect] {
+    /// Where `text` stands on the page held under `reference`: for each place, its rectangles (one
+    /// a line) in the page's shown space as poppler measures it (the crop box with the page's
+    /// rotation applied, y up), in reading order.
+    public func find(_ text: String, onPage reference: PDFReference) throws(Failure) -> [[Rect]] {
         let index = qpdf_find_page_by_id(qpdf.data, Int32(reference.number), Int32(reference.generation))
         guard index >= 0, let page = poppler_document_get_page(document, index) else { throw .noSuchPage(reference) }
         defer { g_object_unref(UnsafeMutableRawPointer(page)) }
-        let found = poppler_page_find_text_with_options(page, text, POPPLER_FIND_DEFAULT)
+        let found = poppler_page_find_text_with_options(page, text, POPPLER_FIND_MULTILINE)
         defer { g_list_free_full(found) { poppler_rectangle_free($0?.assumingMemoryBound(to: PopplerRectangle.self)) } }
-        var rects: [Rect] = []
+        var places: [[Rect]] = []
+        var current: [Rect] = []
         var item = found
         while let node = item {
-            if let rect = node.pointee.data?.assumingMemoryBound(to: PopplerRectangle.self).pointee {
-                rects.append(Rect(x0: rect.x1, y0: rect.y1, x1: rect.x2, y1: rect.y2))
+            if let pointer = node.pointee.data?.assumingMemoryBound(to: PopplerRectangle.self) {
+                let rect = pointer.pointee
+                current.append(Rect(x0: rect.x1, y0: rect.y1, x1: rect.x2, y1: rect.y2))
+                // A match that goes on past a line break continues in the next rectangle.
+                if poppler_rectangle_find_get_match_continued(pointer) == 0 {
+                    places.append(current)
+                    current = []
+                }
             }
             item = node.pointee.next
         }
-        return rects
+        if !current.isEmpty { places.append(current) }
+        return places
     }
 }

@@ -169,6 +169,19 @@ import Testing
         expectColor(pixels, 1, (255, 255, 255), tolerance: 10, "past the word")
     }
 
+    @Test func aPhraseFoundAcrossALineBreakIsOneHighlight() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", EditScriptTests.config)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/library", withIntermediateDirectories: true)
+        try TextPDF.make(scratch.path + "/library/T.pdf", lines: [(50, 200, 14, "Please pay the total"), (50, 183, 14, "due by Friday")])
+        let run = try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"highlight\"\npage = 1\ntext = \"total due\"\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        let found = try annotations(target(scratch))
+        #expect(found.count == 1, "one place, one annotation: \(found)")
+        let quads = found.first?["quads"]?.split(separator: " ").compactMap { Double($0) } ?? []
+        #expect(quads.count == 16, "a quad on each of the two lines: \(quads)")
+    }
+
     @Test func onARotatedPageTheScriptMeasuresThePageAsShown() throws {
         // /Rotate 90: shown 300 wide and 400 tall.
         let scratch = try world(rotate: 90)

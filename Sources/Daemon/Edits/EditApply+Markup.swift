@@ -95,7 +95,7 @@ extension EditApply {
             let places = try search!.find(text, onPage: reference)
             guard !places.isEmpty else { throw EditApplyError("text \"\(text)\" is not on page \(index + 1)") }
             // A page rotated since (an earlier edit of this script) is shown turned: place the marks on the same words.
-            return places.map { [frame.toShown(popplerFrame.toUser($0))] }
+            return places.map { $0.map { frame.toShown(popplerFrame.toUser($0)) } }
         }
     }
 
