@@ -72,7 +72,7 @@ public enum EditApply {
                     guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
                     let editor = try edit(reader)
                     // An erase that matched nothing, a move to where the pages stand: no revision.
-                    guard editor.hasChanges else { throw NothingChanged() }
+                    guard editor.hasChanges else { throw NothingToWrite() }
                     let changes = try editor.write(into: &writer)
                     if let info = changes.info { writer.info = info }
                     return RevisionRecord(operation: .edit, date: date, base: 0, pagesAdded: editor.pageCount - pagesBefore,
@@ -83,7 +83,7 @@ public enum EditApply {
                 // Only extracts: the target is read, never written.
                 _ = try edit(try store.reader(script.target))
             }
-        } catch is NothingChanged {
+        } catch is NothingToWrite {
             changedTarget = false
         } catch {
             // The script did not happen: neither do the files it would have made.
@@ -170,8 +170,9 @@ public enum EditApply {
     }
 }
 
-/// Thrown out of a commit whose edits changed nothing, so that no empty revision is written.
-private struct NothingChanged: Error {}
+/// Thrown out of a commit whose work changed nothing (an edit script's, OCR's), so that no empty
+/// revision is written: the store rolls back, and the caller takes it as done.
+struct NothingToWrite: Error {}
 
 struct EditApplyError: Error, CustomStringConvertible {
     var description: String

@@ -30,7 +30,7 @@ extension InboxJob {
         var outcomes: [JobOutcome] = []
         if let (front, path) = held(rule.name) {
             // The pair goes where the front pass's name sends it.
-            let frontPlan = heldPlan(path, front.relativePath, ruleNumber: input.plan.ruleNumber - 1, now: now) ?? input.plan
+            let frontPlan = heldPlan(path, front.relativePath, now: now) ?? input.plan
             let pair = Claimed(path: path, relativePath: front.relativePath, plan: frontPlan)
             if now.timeIntervalSince(front.arrived) <= rule.collateWindowSeconds {
                 clearHeld(rule.name)
@@ -55,9 +55,9 @@ extension InboxJob {
     /// Fronts whose window has closed go in as they are: run now and then by the daemon.
     public mutating func expireHeld(now: Date = Date()) -> [JobOutcome] {
         var outcomes: [JobOutcome] = []
-        for (number, rule) in config.rules.enumerated() where rule.collate == .doubleSided {
+        for rule in config.rules where rule.collate == .doubleSided {
             guard let (front, path) = held(rule.name), now.timeIntervalSince(front.arrived) > rule.collateWindowSeconds,
-                  let plan = heldPlan(path, front.relativePath, ruleNumber: number, now: now) else { continue }
+                  let plan = heldPlan(path, front.relativePath, now: now) else { continue }
             clearHeld(rule.name)
             outcomes += ingestAlone(Claimed(path: path, relativePath: front.relativePath, plan: plan),
                                     reason: "no back pass came within \(Int(rule.collateWindowSeconds))s", now: now)
@@ -65,7 +65,7 @@ extension InboxJob {
         return outcomes
     }
 
-    private func heldPlan(_ path: String, _ relativePath: String, ruleNumber: Int, now: Date) -> RoutePlan? {
+    private func heldPlan(_ path: String, _ relativePath: String, now: Date) -> RoutePlan? {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         return config.router().plan(for: Self.routeInput(path, relativePath, status, now)) { FileManager.default.fileExists(atPath: $0) }

@@ -3,10 +3,10 @@ import Imaging
 import PDFAccess
 import TrapperCore
 
-/// OCR of some pages of a target, as a revision of its own: each page is rendered through poppler
-/// while the target's lock is held (a moment), read by tesseract without it (the slow part, while
-/// scans and inbox files go on landing), and its invisible text layer is then written in one
-/// revision for all the pages. Pages that already have text, whether their own or a layer of ours,
+/// OCR of some pages of a target, as a revision of its own: a few pages at a time are rendered
+/// through poppler while the target's lock is held (a moment), read by tesseract without it (the
+/// slow part, while scans and inbox files go on landing), and their invisible text layers are then
+/// written in one revision for all the pages. Pages that already have text, whether their own or a layer of ours,
 /// are skipped, and so are pages deleted meanwhile.
 public struct OCRJob {
     public static let dpi = 300
@@ -46,10 +46,8 @@ public struct OCRJob {
         }
         // `engines.count` pages at a time: rendered one after the other, then read side by side.
         for chunk in stride(from: 0, to: wanted.count, by: engines.count).map({ Array(wanted[$0..<min(wanted.count, $0 + engines.count)]) }) {
-            var seen: [(reference: PDFReference, rendered: PDFPageRenderer.Rendered, frame: PageFrame)] = []
-            for reference in chunk {
-                if let page = try render(reference, of: target) { seen.append((reference, page.rendered, page.frame)) } else { outcome.skipped += 1 }
-            }
+            let seen = try render(chunk, of: target)
+            outcome.skipped += chunk.count - seen.count
             let results = ResultBox(count: seen.count)
             let pages = seen
             DispatchQueue.concurrentPerform(iterations: pages.count) { index in
@@ -85,17 +83,21 @@ public struct OCRJob {
         return outcome
     }
 
-    /// Under the target's lock: the page's place, its frame and its pixels, from one state of the
-    /// file; nil when the page is gone or has text.
-    private func render(_ reference: PDFReference, of target: String) throws -> (rendered: PDFPageRenderer.Rendered, frame: PageFrame)? {
+    /// Under the target's lock, once for the chunk: each page's place, frame and pixels, from one
+    /// state of the file; pages that are gone or have text are left out.
+    private func render(_ references: [PDFReference], of target: String) throws
+        -> [(reference: PDFReference, rendered: PDFPageRenderer.Rendered, frame: PageFrame)]
+    {
         try store.whileLocked(target) { reader in
             let editor = try PDFPageEditor(reader: reader)
-            guard let index = try editor.index(ofPage: reference),
-                  try !editor.drawsForm(named: Self.layerPrefix, onPage: index) else { return nil }
             let renderer = try PDFPageRenderer(path: target)
-            guard try !Self.hasText(renderer.text(ofPage: index)) else { return nil }
-            let frame = PageFrame(mediaBox: try editor.cropBox(ofPage: index), rotation: try editor.rotation(ofPage: index))
-            return (try renderer.render(page: index, dpi: Self.dpi), frame)
+            return try references.compactMap { reference in
+                guard let index = try editor.index(ofPage: reference),
+                      try !editor.drawsForm(named: Self.layerPrefix, onPage: index),
+                      try !Self.hasText(renderer.text(ofPage: index)) else { return nil }
+                let frame = PageFrame(mediaBox: try editor.cropBox(ofPage: index), rotation: try editor.rotation(ofPage: index))
+                return (reference, try renderer.render(page: index, dpi: Self.dpi), frame)
+            }
         }
     }
 
@@ -119,8 +121,6 @@ public struct OCRJob {
         text.unicodeScalars.filter { $0.properties.isAlphabetic }.count >= 20
     }
 }
-
-private struct NothingToWrite: Error {}
 
 /// The results of pages read side by side, each written by its own thread.
 private final class ResultBox: @unchecked Sendable {
