@@ -27,6 +27,7 @@ let package = Package(
         shim("CQPDF", pkgConfig: "libqpdf", apt: "libqpdf-dev"),
         shim("CLeptonica", pkgConfig: "lept", apt: "libleptonica-dev"),
         shim("CTesseract", pkgConfig: "tesseract", apt: "libtesseract-dev"),
+        shim("CZbar", pkgConfig: "zbar", apt: "libzbar-dev"),
         shim("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
         shim("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         shim("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
@@ -35,7 +36,7 @@ let package = Package(
         .target(name: "Scanning", dependencies: ["TrapperCore", "CSane"]),
         .target(name: "Watching", dependencies: ["TrapperCore", "CInotifyTools"]),
         .target(name: "PDFAccess", dependencies: ["TrapperCore", "CQPDF", "CPoppler", "CZlib"]),
-        .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract"]),
+        .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract", "CZbar"]),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
 

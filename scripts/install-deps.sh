@@ -5,10 +5,11 @@ set -euo pipefail
 
 # Headers and libraries behind the systemLibrary shims.
 build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev libqpdf-dev
-  libleptonica-dev libtesseract-dev libsystemd-dev zlib1g-dev libssl-dev)
-# The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools.
+  libleptonica-dev libtesseract-dev libzbar-dev libsystemd-dev zlib1g-dev libssl-dev)
+# The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools,
+# and zint, which prints the barcodes of the separator tests.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
-  tesseract-ocr-eng systemd openssl)
+  tesseract-ocr-eng systemd openssl zint)
 # From PyPI: independent readers run against every PDF the project writes (pypdf, pypdfium2), the
 # test images' maker (Pillow), and a signer and validator for signed targets (pyHanko).
 pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator)

@@ -12,6 +12,8 @@ public enum PageProcessor {
         /// Clockwise degrees for the page's /Rotate.
         public var rotate: Int
         public var blank: Bool
+        /// When the steps split at separators and this page is one: it goes into no document.
+        public var separator: SeparatorSheet?
         /// What was done, for the log and the history: "deskewed by 1.8°, encoded again as JPEG (quality 85)".
         public var notes: [String]
     }
@@ -33,6 +35,11 @@ public enum PageProcessor {
         pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
         var ink = try inkImage(pix, dpi: dpi)
 
+        if let separator = steps.separator,
+           let sheet = SeparatorReader.sheet(pix, dpi: dpi, ink: ink, separator: separator, blankThreshold: steps.blankThreshold) {
+            result.separator = sheet
+            return result
+        }
         if steps.blank == .drop {
             let fraction = inkFraction(ink)
             if fraction < steps.blankThreshold {

@@ -19,7 +19,10 @@ enum IngestCommand: Command {
     target is left untouched.
 
     Without --to, the rules of the config (--config FILE or the usual search) choose the
-    target for each input, as `pdftrapper explain` shows.
+    target for each input, as `pdftrapper explain` shows, and run their page steps. A rule
+    with a separator makes each document between separator sheets a new file; for a rule
+    with collate = "double-sided", the next input it takes is the back pass of the one
+    before (last page first), and the two are interleaved.
 
       --to FILE        the target PDF
       --prepend        put the new pages in front
@@ -58,10 +61,19 @@ enum IngestCommand: Command {
 
     static func ingest(_ paths: [String], into target: String, _ position: PDFPagePosition, _ store: TargetStore,
                        _ context: CommandContext, steps: PageSteps = PageSteps(),
-                       limits: LimitsSettings = LimitsSettings()) -> ExitCode {
+                       limits: LimitsSettings = LimitsSettings(), collate: Bool = false) -> ExitCode {
         do {
             let files = InputFiles(limits)
-            let inputs = try paths.map { path throws(EngineError) in try files.open(path, steps: steps) }
+            var inputs = try paths.map { path throws(EngineError) in try files.open(path, steps: steps) }
+            if collate, inputs.count == 2 {
+                // A front pass and its back pass, last page first: interleaved when the counts match.
+                if inputs[0].pageCount == inputs[1].pageCount {
+                    inputs = [InterleavedInput(front: inputs[0], back: inputs[1])]
+                } else {
+                    context.err("pdftrapper ingest: not collated: \(inputs[0].name) has \(inputs[0].pageCount) pages and "
+                                + "\(inputs[1].name) \(inputs[1].pageCount); both go in as they are")
+                }
+            }
             let committed = try Ingest.run(inputs, into: target, at: position, store: store)
             OCRQueue.enqueue(committed, languages: steps.ocr, store: store)
             store.log.forEach { context.err("pdftrapper: \($0)") }
@@ -77,26 +89,71 @@ enum IngestCommand: Command {
         }
     }
 
-    /// Each input goes where its rule says; inputs no rule takes are reported and left alone.
+    /// A rule with `separator`: each document between the input's separator sheets into a new file
+    /// of its own, routed with `{barcode}` from the sheet before it.
+    static func ingestSplit(_ path: String, _ input: RouteInput, _ router: Router, _ store: TargetStore, _ context: CommandContext,
+                            steps: PageSteps, limits: LimitsSettings) -> ExitCode {
+        do {
+            let document = try InputFiles(limits).open(path, steps: steps)
+            var taken = Set<String>()
+            for segment in SegmentInput.split([document], label: document.name) {
+                var part = input
+                part.barcode = segment.barcode
+                guard let plan = router.plan(for: part, exists: { taken.contains($0) || FileManager.default.fileExists(atPath: $0) })
+                else { continue }
+                taken.insert(plan.targetPath)
+                let committed = try Ingest.run([segment], into: plan.targetPath, store: store)
+                OCRQueue.enqueue(committed, languages: steps.ocr, store: store)
+                context.out("\(plan.targetPath): created with \(segment.pageCount) page\(segment.pageCount == 1 ? "" : "s") "
+                            + "(\(segment.name)" + (segment.barcode.map { ", barcode \"\($0)\"" } ?? "") + ")")
+            }
+            store.log.forEach { context.err("pdftrapper: \($0)") }
+            return .ok
+        } catch {
+            return context.report("ingest", error)
+        }
+    }
+
+    /// Each input goes where its rule says; inputs no rule takes are reported and left alone. For
+    /// a rule with `collate = "double-sided"`, the next input it takes on the command line is the
+    /// back pass of the one before.
     static func ingestByRules(_ paths: [String], _ config: Config, _ position: PDFPagePosition, _ store: TargetStore,
                               _ context: CommandContext) -> ExitCode {
         let router = config.router(host: ProcessInfo.processInfo.hostName)
         var result = ExitCode.ok
-        for path in paths {
+        func route(_ path: String) -> (input: RouteInput, plan: RoutePlan)? {
             guard let facts = InputFacts(path: path) else {
                 context.err("pdftrapper ingest: \(path): no such file")
                 result = .noInput
-                continue
+                return nil
             }
             let input = RouteInput(relativePath: ExplainCommand.relativePath(path, inbox: config.inbox.path),
                                    bytes: facts.bytes, kind: facts.kind, date: Date())
             guard let plan = router.plan(for: input, exists: { FileManager.default.fileExists(atPath: $0) }) else {
                 context.err("pdftrapper ingest: \(path): no rule matches; not ingested")
                 result = .dataError
-                continue
+                return nil
             }
-            let code = ingest([path], into: plan.targetPath, plan.mode == .prepend ? .front : position, store, context,
-                              steps: plan.steps, limits: config.limits)
+            return (input, plan)
+        }
+        var index = 0
+        while index < paths.count {
+            let path = paths[index]
+            index += 1
+            guard let (input, plan) = route(path) else { continue }
+            var inputs = [path]
+            if config.rules[plan.ruleNumber - 1].collate == .doubleSided {
+                if index < paths.count, let back = route(paths[index]), back.plan.ruleNumber == plan.ruleNumber {
+                    inputs.append(paths[index])
+                    index += 1
+                } else {
+                    context.err("pdftrapper ingest: \(path): no back pass follows it for rule \(plan.rule); it goes in alone")
+                }
+            }
+            let code = plan.steps.separator != nil
+                ? ingestSplit(path, input, router, store, context, steps: plan.steps, limits: config.limits)
+                : ingest(inputs, into: plan.targetPath, plan.mode == .prepend ? .front : position, store, context,
+                         steps: plan.steps, limits: config.limits, collate: inputs.count == 2)
             if code != .ok { result = code }
         }
         return result

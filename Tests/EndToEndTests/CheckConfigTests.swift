@@ -24,7 +24,7 @@ import Testing
         let example = Binary.packageRoot.appendingPathComponent("config.example.toml").path
         let run = try Binary.run(["check-config", example])
         #expect(run.status == 0, "stderr: \(run.stderr)")
-        #expect(run.stdout == "\(example): valid; library /srv/documents, inbox /srv/scans/inbox, 4 rules, 1 scanner, 2 profiles\n")
+        #expect(run.stdout == "\(example): valid; library /srv/documents, inbox /srv/scans/inbox, 5 rules, 1 scanner, 2 profiles\n")
         #expect(run.stderr.isEmpty)
     }
 

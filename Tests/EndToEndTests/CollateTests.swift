@@ -60,6 +60,32 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// `pdftrapper ingest --config`: the second input the rule takes is the first one's back pass.
+    @Test func ingestCollatesTheNextInputOfTheRule() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "duplex"
+            target = "Letters.pdf"
+            collate = "double-sided"
+
+            """)
+        for (name, widths) in [("front.tiff", [100, 300]), ("back.tiff", [400, 200]), ("odd.tiff", [700])] {
+            _ = try Python.run("""
+                import sys
+                from PIL import Image
+                pages = [Image.new("L", (int(w), 60), 255) for w in sys.argv[2].split(",")]
+                pages[0].save(sys.argv[1], save_all=True, append_images=pages[1:], dpi=(72, 72))
+                """, [scratch.path + "/" + name, widths.map(String.init).joined(separator: ",")])
+        }
+        let run = try Binary.run(["ingest", "--config", "config.toml", "front.tiff", "back.tiff", "odd.tiff"], in: scratch.url)
+        #expect(run.status == 0, "\(run)")
+        #expect(try widths(scratch) == [100, 200, 300, 400, 700])
+        #expect(run.stderr.contains("odd.tiff: no back pass follows it for rule duplex; it goes in alone"), "\(run.stderr)")
+        let history = try Binary.run(["history", "library/Letters.pdf"], in: scratch.url).stdout
+        #expect(history.split(separator: "\n").count == 2, "the pair as one revision, the odd one as another: \(history)")
+    }
+
     @Test func passesOfDifferentLengthsGoInAsTheyAre() throws {
         let (scratch, daemon) = try world(window: "30m")
         try drop(scratch, "front.tiff", widths: [100, 300])

@@ -36,6 +36,28 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// `separator = "blank"` on the profile: a blank sheet in the feeder ends one document and
+    /// starts the next, each a new file (the tiny scanner's 16th page has no bars: blank).
+    @Test func aBlankSheetSplitsABatchIntoTwoNewFiles() throws {
+        let rig = try ScannerRig(profileTarget: "Scans/doc-{seq}.pdf", profileKeys: "ingest = \"new\"\nseparator = \"blank\"")
+        try rig.tiny.setPagesDelivered(13)
+        let daemon = try rig.start()
+        try rig.waitForFirstPoll(daemon)
+        try rig.tiny.loadFeeder(5)
+        try rig.tiny.press("scan")
+        defer { try? rig.tiny.release("scan") }
+        let first = rig.scratch.path + "/library/Scans/doc-1.pdf", second = rig.scratch.path + "/library/Scans/doc-2.pdf"
+        try #require(eventually(timeout: 30) { daemon.log.contains("into 2 documents") }, "\(rig.seen(daemon))")
+        #expect(try rig.bars(first) == [14, 15])
+        #expect(try rig.bars(second) == [1, 2])
+        try PDFReaders.requireAllAgree(first, pages: 2)
+        try PDFReaders.requireAllAgree(second, pages: 2)
+        let history = try rig.history(second)
+        #expect(history.count == 1 && history[0].contains("document 2 of 2"), "\(history)")
+        #expect(rig.spool == [], "the batch left the spool")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func aHeldButtonIsOneJob() throws {
         let rig = try ScannerRig()
         let daemon = try rig.start()
@@ -385,7 +407,7 @@ private final class ScannerRig {
     static let busy = "scanner tiny:0: busy (another program is using it)"
 
     init(buttons: [String: String] = ["scan": "adf"], keepOpen: Bool = false, busyBackoff: String = "1s",
-         resolution: Int = 75, profileTarget: String? = "Scans.pdf", rules: String = "") throws {
+         resolution: Int = 75, profileTarget: String? = "Scans.pdf", rules: String = "", profileKeys: String = "") throws {
         scratch = try Scratch()
         tiny = try TinySane.make()
         configPath = scratch.path + "/config.toml"
@@ -415,6 +437,7 @@ private final class ScannerRig {
             resolution = \(resolution)
             page_size = "Letter"
             \(profileTarget.map { "target = \"\($0)\"" } ?? "")
+            \(profileKeys)
 
             """)
     }

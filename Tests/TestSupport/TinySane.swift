@@ -55,6 +55,8 @@ public struct TinySane {
     public var feederCount: Int { number("pages") }
     /// Page images delivered so far by this scanner (the K of the last page).
     public var pagesDelivered: Int { number("sequence") }
+    /// The next page shows K = `count` + 1 (its bars, K mod 16; none for a multiple of 16).
+    public func setPagesDelivered(_ count: Int) throws { try write("sequence", "\(count)\n") }
 
     /// While busy, every open is refused with "Device busy".
     public func setBusy(_ on: Bool) throws { try on ? touch("busy") : remove("busy") }

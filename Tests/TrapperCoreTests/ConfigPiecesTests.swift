@@ -186,6 +186,24 @@ import Testing
         #expect(config.profiles.first { $0.name == "plain" }?.steps == nil, "the rule's steps apply")
     }
 
+    @Test func separatorsSplitIntoNewFilesOnly() throws {
+        let newFiles = base.replacingOccurrences(of: "target = \"T.pdf\"\n", with: "target = \"{barcode}/T.pdf\"\nmode = \"new\"\n")
+        let steps = try parse(newFiles + "separator = \"barcode\"\nseparator_prefix = \"DOC:\"\n").rules[0].steps
+        #expect(steps.separator == Separator(.barcode, prefix: "DOC:"))
+        #expect(try parse(newFiles + "separator = \"patch-t\"\n").rules[0].steps.separator == Separator(.patchT))
+        let error = try #require(throws: ConfigError.self) {
+            try parse(base + "separator = \"blank\"\nseparator_prefix = \"X\"\n")
+        }
+        #expect(error.diagnostics.map(\.description) == [
+            "/c.toml:8:13: rule[1].separator splits an input into new files: it needs mode = \"new\"",
+            "/c.toml:9:20: rule[1].separator_prefix applies only when separator = \"barcode\"",
+        ])
+        let profile = try #require(throws: ConfigError.self) {
+            try parse(base + "[profile.doc]\ntarget = \"S.pdf\"\nseparator = \"blank\"\n")
+        }
+        #expect("\(profile)".contains("profile.doc.separator splits a batch into new files: it needs ingest = \"new\""), "\(profile)")
+    }
+
     @Test func badStepsAreReportedWhereTheyAreWritten() throws {
         let error = try #require(throws: ConfigError.self) {
             try parse(base + "deskew = \"yes\"\nblank = \"remove\"\ncompress = \"g4\"\n")

@@ -43,6 +43,17 @@ import Testing
         #expect(template.render(sneaky) == "__/x.pdf")
     }
 
+    @Test func aBarcodeValueStaysOneFileName() throws {
+        let template = try PathTemplate("Sorted/{barcode}/{stem}.pdf")
+        var read = values("mail.tiff")
+        read.barcode = "Invoices/../2026\nQ1"
+        #expect(template.render(read) == "Sorted/Invoices_.._2026_Q1/mail.pdf")
+        read.barcode = String(repeating: "x", count: 300)
+        #expect(template.render(read) == "Sorted/" + String(repeating: "x", count: 100) + "/mail.pdf")
+        read.barcode = ""
+        #expect(template.render(read) == "Sorted/mail.pdf", "the document before the first barcode")
+    }
+
     @Test func bracesCanBeLiteral() throws {
         #expect(try PathTemplate("{{draft}}.pdf").render(values("a")) == "{draft}.pdf")
     }

@@ -15,6 +15,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case scanSpooled = "scan-spooled"
     /// A scan batch's revision is durable; the batch is still in the spool.
     case scanCommitted = "scan-committed"
+    /// An input split at separators: its first document is durable, the others are not begun.
+    case splitFirstWritten = "split-first-written"
 
     private static let chosen = ProcessInfo.processInfo.environment["PDFTRAPPER_CRASH_AT"]
 

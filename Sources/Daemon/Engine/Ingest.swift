@@ -39,7 +39,7 @@ public enum Ingest {
                 }
             }
             // What the page steps did goes into the history beside the revision.
-            let steps = inputs.compactMap { input in input.stepsNote.map { input is InterleavedInput ? $0 : "\(input.name): \($0)" } }
+            let steps = inputs.compactMap { input in input.stepsNote.map { input is InterleavedInput || input is SegmentInput ? $0 : "\(input.name): \($0)" } }
             let fullNote = ([note].compactMap { $0 } + steps).joined(separator: "; ")
             added = pages
             return RevisionRecord(operation: .ingest, date: date, base: 0, pagesAdded: pages.count, position: position,

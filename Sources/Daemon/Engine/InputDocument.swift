@@ -18,12 +18,15 @@ public protocol InputDocument {
     var stepsNote: String? { get }
     /// The files the history names for it (one, but two for a collated pair).
     var recordedInputs: [RevisionRecord.Input] { get }
+    /// The separator sheets the page steps found and took out, by the pages that come before each.
+    var separators: [FoundSeparator] { get }
 }
 
 extension InputDocument {
     public func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary? { nil }
     public var stepsNote: String? { nil }
     public var recordedInputs: [RevisionRecord.Input] { [.init(name: name, sha256: sha256, pages: pageCount)] }
+    public var separators: [FoundSeparator] { [] }
 }
 
 /// A front pass and a back pass of the same sheets, interleaved: front 1, back 1, front 2, ...

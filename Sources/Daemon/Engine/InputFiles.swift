@@ -49,7 +49,7 @@ public struct InputFiles: Sendable {
             let head = try PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)
             switch FileKind.sniff(head) {
             case .pdf:
-                return try PDFInput(path: path, name: name)
+                return try PDFInput(path: path, name: name, separator: steps.separator, blankThreshold: steps.blankThreshold)
             case .unknown:
                 throw EngineError.badInput(name: name, reason: Self.describeUnknown(head, name: name))
             default:
@@ -112,6 +112,7 @@ final class ProcessedImageInput: InputDocument {
     let sha256: [UInt8]
     let pageCount: Int
     let stepsNote: String?
+    let separators: [FoundSeparator]
     private let pages: [(page: ImagePage, rotate: Int)]
 
     init(path: String, name: String, steps: PageSteps, blankIsEmpty: Bool, limits: ImageLimits, flate: any FlateCoding) throws {
@@ -119,9 +120,14 @@ final class ProcessedImageInput: InputDocument {
         let document = try ImageFiles.open(bytes: bytes, limits: limits, flate: flate)
         var kept: [(page: ImagePage, rotate: Int)] = []
         var notes: [String] = []
+        var separators: [FoundSeparator] = []
         var blanks = 0
         for index in 0..<document.pageCount {
             let result = try PageProcessor.process(document.page(index), bytes: bytes, index: index, steps: steps, flate: flate)
+            if let sheet = result.separator {
+                separators.append(FoundSeparator(after: kept.count, barcode: sheet.barcode))
+                continue
+            }
             if result.blank {
                 blanks += 1
                 continue
@@ -132,6 +138,9 @@ final class ProcessedImageInput: InputDocument {
             }
         }
         guard !kept.isEmpty || blankIsEmpty else {
+            if !separators.isEmpty {
+                throw EngineError.badInput(name: name, reason: "it holds only separator sheets, no page of a document")
+            }
             throw EngineError.badInput(name: name, reason: document.pageCount == 1 ? "the page is blank (blank = \"drop\")"
                                        : "all \(document.pageCount) pages are blank (blank = \"drop\")")
         }
@@ -140,6 +149,7 @@ final class ProcessedImageInput: InputDocument {
         self.sha256 = FileDigest.sha256(bytes)
         self.pageCount = kept.count
         self.pages = kept
+        self.separators = separators
         self.stepsNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
 
@@ -152,25 +162,52 @@ final class ProcessedImageInput: InputDocument {
     }
 }
 
-/// A PDF input: its pages imported through qpdf, objects shared between pages copied once.
+/// A PDF input: its pages imported through qpdf, objects shared between pages copied once. With
+/// a rule's `separator`, each page is rendered through poppler to find the separator sheets, which
+/// are left out.
 final class PDFInput: InputDocument {
     let name: String
     let sha256: [UInt8]
-    let pageCount: Int
+    let separators: [FoundSeparator]
+    /// The input's pages that go in, 0-based.
+    private let kept: [Int]
     private let importer: PDFImporter
 
-    init(path: String, name: String) throws {
+    var pageCount: Int { kept.count }
+
+    init(path: String, name: String, separator: Separator? = nil, blankThreshold: Double = PageSteps.defaultBlankThreshold) throws {
         importer = try PDFImporter(path: path)
         guard importer.pageCount > 0 else { throw EngineError.badInput(name: name, reason: "PDF has no pages") }
         self.name = name
         self.sha256 = try FileDigest.sha256(path: path)
-        self.pageCount = importer.pageCount
+        var kept: [Int] = []
+        var separators: [FoundSeparator] = []
+        if let separator {
+            let renderer = try PDFPageRenderer(path: path)
+            // Barcodes want the finer picture; bars and blank pages are judged at 150 ppi anyway.
+            let dpi = separator.kind == .barcode ? 300 : 150
+            for index in 0..<importer.pageCount {
+                let page = try renderer.render(page: index, dpi: dpi)
+                if let sheet = SeparatorReader.sheet(in: page.raster, dpi: dpi, separator: separator, blankThreshold: blankThreshold) {
+                    separators.append(FoundSeparator(after: kept.count, barcode: sheet.barcode))
+                } else {
+                    kept.append(index)
+                }
+            }
+            guard !kept.isEmpty else {
+                throw EngineError.badInput(name: name, reason: "it holds only separator sheets, no page of a document")
+            }
+        } else {
+            kept = Array(0..<importer.pageCount)
+        }
+        self.kept = kept
+        self.separators = separators
     }
 
     func writePage<Sink: PDFObjectSink>(_ index: Int, as reference: PDFReference, into sink: inout Sink) throws
         -> PDFDictionary
     {
-        try importer.copyPage(index, into: &sink, as: reference)
+        try importer.copyPage(kept[index], into: &sink, as: reference)
     }
 
     func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary? {

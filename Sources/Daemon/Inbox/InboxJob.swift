@@ -157,7 +157,7 @@ public struct InboxJob {
     /// Relative path of a claimed input → the target written down for it.
     private var manifests: [String: String] {
         var pinned: [String: String] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] where !name.hasSuffix(Self.splitSuffix) {
             guard let text = try? String(contentsOfFile: manifestFolder + "/" + name, encoding: .utf8) else { continue }
             let lines = text.split(separator: "\n").map(String.init)
             for input in lines.dropFirst() { pinned[input] = lines.first }
@@ -190,9 +190,11 @@ public struct InboxJob {
         }
         outcomes += process(claimed, recovering: true, now: now)
         // What is written down is used up: every input it named is finished or back in the inbox.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] {
+        // A split input's targets stay written down while it waits among the claims for another try.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] where !name.hasSuffix(Self.splitSuffix) {
             try? FileManager.default.removeItem(atPath: manifestFolder + "/" + name)
         }
+        removeStaleSplitManifests()
         return outcomes
     }
 
@@ -225,6 +227,7 @@ public struct InboxJob {
     /// first, each with its own outcome; then the originals are archived, deleted or kept.
     private mutating func ingest(_ group: [Claimed], recovering: Bool, now: Date) -> [JobOutcome] {
         let plan = group[0].plan
+        if plan.steps.separator != nil { return group.flatMap { ingestSplit($0, recovering: recovering, now: now) } }
         var target = plan.targetPath
         if plan.mode == .batch {
             let window = config.rules[plan.ruleNumber - 1].batchWindowSeconds

@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import PDFAccess
 import TrapperCore
 
@@ -54,6 +55,9 @@ public struct ScanCommit {
             let documents = try batch.pagePaths.map { path throws(EngineError) in
                 try inputs.open(path, steps: steps, blankIsEmpty: true)
             }
+            if steps.separator != nil, manifest.targetOverride == nil {
+                return try commitSplit(batch, documents, rule: rule, note: note, ocr: steps.ocr, recovering: recovering, now: now)
+            }
             guard documents.contains(where: { $0.pageCount > 0 }) else {
                 return quarantine(batch, rule: rule, reason: "every scanned page is blank (blank = \"drop\")")
             }
@@ -73,6 +77,45 @@ public struct ScanCommit {
         } catch {
             return quarantine(batch, rule: rule, reason: "\(error)")
         }
+    }
+
+    /// A batch with separator sheets: each document between them becomes a new file, routed with
+    /// `{barcode}` from the sheet before it. The files are chosen and written into the batch before
+    /// the first document goes in, so that a retry (or recovery) fills the same ones, skipping a
+    /// file that already holds its document's first page.
+    private func commitSplit(_ batch: ScanSpool.Batch, _ pages: [any InputDocument], rule: String?, note: String,
+                             ocr: [String], recovering: Bool, now: Date) throws -> JobOutcome {
+        let label = batch.manifest.name
+        let documents = SegmentInput.split(pages, label: label)
+        guard !documents.isEmpty else {
+            return quarantine(batch, rule: rule, reason: "the batch holds only separator sheets (or blank pages)")
+        }
+        var targets = batch.manifest.targets ?? []
+        let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
+        for document in documents.dropFirst(targets.count) {
+            let taken = Set(targets)
+            guard let plan = plan(batch.manifest, firstPage: batch.pagePaths[0], barcode: document.barcode, taken: taken,
+                                 newFile: true),
+                  PathSafety.isInside(plan.targetPath, root: config.library.root),
+                  !PathSafety.isInside(plan.targetPath, root: engineFolder) else {
+                return quarantine(batch, rule: rule, reason: "no target inside the library \(config.library.root) for \(document.name)")
+            }
+            targets.append(plan.targetPath)
+        }
+        try batch.pin(targets: targets)
+        CrashPoint.scanSpooled.hit()
+        for (document, target) in zip(documents, targets) {
+            if recovering, store.ingestedInputs(of: target).contains(SHA256.hex(document.sha256)) { continue }
+            let committed = try Ingest.run([document], into: target, store: store, note: note, date: now)
+            OCRQueue.enqueue(committed, languages: ocr, store: store)
+        }
+        CrashPoint.scanCommitted.hit()
+        try? batch.remove()
+        let separators = pages.reduce(0) { $0 + $1.separators.count }
+        return JobOutcome(input: label, result: .ingested, rule: rule, target: targets[0],
+                          pages: documents.reduce(0) { $0 + $1.pageCount },
+                          reason: "split at \(separators) separator sheet\(separators == 1 ? "" : "s") into \(documents.count) "
+                              + "document\(documents.count == 1 ? "" : "s"): \(targets.joined(separator: ", "))", date: now)
     }
 
     /// What earlier runs left in the spool: finished batches go in (once: a batch whose revision
@@ -97,7 +140,10 @@ public struct ScanCommit {
 
     /// The plan for a batch: `--to`, else the profile's own target, else the rules, which see a
     /// scan as `scan-ID.EXT` from source "scanner" with its button and profile.
-    func plan(_ manifest: ScanSpool.Manifest, firstPage: String) -> RoutePlan? {
+    /// For one document of a split batch, `barcode` and the files `taken` by the others; it always
+    /// goes into a new file.
+    func plan(_ manifest: ScanSpool.Manifest, firstPage: String, barcode: String? = nil, taken: Set<String> = [],
+              newFile: Bool = false) -> RoutePlan? {
         if let override = manifest.targetOverride {
             return RoutePlan(rule: "--to", ruleNumber: 0, target: override, targetPath: override, mode: .append,
                              original: .delete, archivePath: nil)
@@ -105,25 +151,27 @@ public struct ScanCommit {
         let head = (try? PDFFileSource(path: firstPage).read(offset: 0, count: FileKind.sniffLength)) ?? []
         let input = RouteInput(relativePath: manifest.name + "." + (firstPage as NSString).pathExtension,
                                bytes: Int64(manifest.pages.count), kind: FileKind.sniff(head), source: .scanner,
-                               button: manifest.button, profile: manifest.profile, date: manifest.started)
+                               button: manifest.button, profile: manifest.profile, date: manifest.started, barcode: barcode)
         let host = ProcessInfo.processInfo.hostName
-        let exists = { (path: String) in FileManager.default.fileExists(atPath: path) }
+        let exists = { (path: String) in taken.contains(path) || FileManager.default.fileExists(atPath: path) }
         let profile = config.profiles.first { $0.name == manifest.profile }
         if let name = profile?.rule, var rule = config.rules.first(where: { $0.name == name }) {
             // A profile that names a rule takes its target and mode, whatever the rule matches.
             rule.match = RuleMatch()
-            if rule.mode == .batch { rule.mode = .new }
+            if rule.mode == .batch || newFile { rule.mode = .new }
             return Router(rules: [rule], libraryRoot: config.library.root, archiveRoot: config.inbox.archive, host: host)
                 .plan(for: input, exists: exists)
         }
         if let profile, let template = profile.target {
             // A profile's target is a rule of its own that takes every scan of the profile.
             let rule = Rule(name: "profile \(profile.name)", target: template,
-                            mode: profile.ingestMode == .batch ? .new : profile.ingestMode)
+                            mode: profile.ingestMode == .batch || newFile ? .new : profile.ingestMode)
             return Router(rules: [rule], libraryRoot: config.library.root, archiveRoot: config.inbox.archive, host: host)
                 .plan(for: input, exists: exists)
         }
-        return config.router(host: host).plan(for: input, exists: exists)
+        var router = config.router(host: host)
+        if newFile { router.rules = router.rules.map { var rule = $0; rule.mode = .new; return rule } }
+        return router.plan(for: input, exists: exists)
     }
 
     /// Whether the target's history holds this batch's revision (a run that stopped between the

@@ -30,6 +30,8 @@ public struct ScanSpool: Sendable {
         public var rule: String?
         /// `pdftrapper scan --to` chose the target.
         public var targetOverride: String?
+        /// With separators: the new file of each document, in order, chosen before the first is written.
+        public var targets: [String]?
 
         /// `scan-20261130-101503-1a2b3c4d`: the batch in logs and quarantine, its pages' prefix in the history.
         public var name: String { "scan-" + id }
@@ -72,6 +74,11 @@ public struct ScanSpool: Sendable {
             manifest.target = target
             manifest.prepend = prepend
             manifest.rule = rule
+            try save()
+        }
+
+        public func pin(targets: [String]) throws(Durable.Failure) {
+            manifest.targets = targets
             try save()
         }
 

@@ -31,11 +31,14 @@ struct ProfileReader {
                                   pageSize: pageSize, jpegQuality: Int(quality), options: options, target: target,
                                   ingestMode: ingest)
         profile.rule = rule?.value
-        let stepKeys = ["deskew", "orient", "blank", "blank_threshold", "compress", "ocr"]
+        let stepKeys = ["deskew", "orient", "blank", "blank_threshold", "compress", "ocr", "separator", "separator_prefix"]
         if stepKeys.contains(where: { table.table[$0] != nil }) {
             var steps = table.pageSteps()
             steps.jpegQuality = Int(quality)
             profile.steps = steps
+            if steps.separator != nil, target != nil, ingest != .new, ingest != .batch, let node = table.table["separator"] {
+                log.add("\(table.qualified("separator")) splits a batch into new files: it needs ingest = \"new\"", at: node.location)
+            }
         }
         return profile
     }

@@ -27,6 +27,9 @@ struct RuleReader {
             let collate = table.choice("collate", default: Collation.none)
             let collateWindow = table.node("collate_window").flatMap { _ in table.seconds("collate_window") }
             var steps = table.pageSteps()
+            if steps.separator != nil, mode != .new, let node = table.table["separator"] {
+                log.add("\(table.qualified("separator")) splits an input into new files: it needs mode = \"new\"", at: node.location)
+            }
             if table.table["jpeg_quality"] != nil { steps.jpegQuality = Int(table.integer("jpeg_quality", in: 1...100) ?? 85) }
             guard let name, let target else { return nil }
             var rule = Rule(name: name.value, match: match, target: target, mode: mode, batchWindowSeconds: window ?? 120,

@@ -15,6 +15,9 @@ public struct PageSteps: Sendable, Equatable {
     /// Tesseract languages ("eng", "deu"): the pages get a text layer, as a later revision of their
     /// own (capture never waits for OCR). Empty: no OCR.
     public var ocr: [String] = []
+    /// Sheets that end one document and start the next: each part of an input or a scan batch
+    /// becomes a new file of its own. Nil: an input stays one document.
+    public var separator: Separator?
 
     public static let defaultDeskewThreshold = 0.3
     public static let defaultBlankThreshold = 0.0005
@@ -31,7 +34,29 @@ public struct PageSteps: Sendable, Equatable {
     }
 
     /// Whether any step looks at the pixels while the pages go in (OCR comes after).
-    public var isEmpty: Bool { deskewAbove == nil && !orient && blank == .keep && compress == .keep }
+    public var isEmpty: Bool { deskewAbove == nil && !orient && blank == .keep && compress == .keep && separator == nil }
+}
+
+/// `separator = "blank" | "patch-t" | "barcode"`, and for barcodes `separator_prefix`: which sheets
+/// split a batch. The separator sheet itself goes into no document.
+public struct Separator: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// A page with no ink (by `blank_threshold`); several in a row are one separator.
+        case blank
+        /// Kodak's patch T: four bars parallel to the sheet's leading edge, narrow-wide-narrow-wide.
+        case patchT = "patch-t"
+        /// A page with a QR code or a Code 128 barcode whose value starts with the prefix.
+        case barcode
+    }
+
+    public var kind: Kind
+    /// Barcodes only: a value must start with it to count, and `{barcode}` is the rest of the value.
+    public var prefix: String
+
+    public init(_ kind: Kind, prefix: String = "") {
+        self.kind = kind
+        self.prefix = prefix
+    }
 }
 
 public enum BlankPolicy: String, Sendable, CaseIterable {
@@ -72,6 +97,16 @@ extension TableReader {
             steps.blankThreshold = number("blank_threshold", in: 0...0.5, what: "a fraction of the page") ?? steps.blankThreshold
         }
         steps.compress = table["compress"] == nil ? steps.compress : choice("compress", default: steps.compress)
+        if table["separator"] != nil {
+            steps.separator = Separator(choice("separator", default: Separator.Kind.blank))
+        }
+        if let prefix = string("separator_prefix") {
+            if steps.separator?.kind == .barcode {
+                steps.separator?.prefix = prefix.value
+            } else {
+                log.add("\(qualified("separator_prefix")) applies only when separator = \"barcode\"", at: prefix.location)
+            }
+        }
         if let node = table["ocr"] {
             var languages: [(value: String, location: SourceLocation)]?
             if case .string = node.value { languages = string("ocr").map { [$0] } } else { languages = strings("ocr") }

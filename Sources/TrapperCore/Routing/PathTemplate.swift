@@ -5,7 +5,7 @@
 public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     public enum Placeholder: String, Sendable, CaseIterable {
         case year, month, day, date, time, hour, minute, second
-        case stem, ext, name, folder, rule, source, button, profile, host, seq
+        case stem, ext, name, folder, rule, source, button, profile, host, seq, barcode
     }
 
     public enum Part: Sendable, Equatable {

@@ -10,9 +10,11 @@ public struct RouteInput: Sendable {
     public var button: String?
     public var profile: String?
     public var date: Date
+    /// For one part of a split input: the value of the barcode that began it.
+    public var barcode: String?
 
     public init(relativePath: String, bytes: Int64, kind: FileKind, source: InputSource = .inbox,
-                button: String? = nil, profile: String? = nil, date: Date) {
+                button: String? = nil, profile: String? = nil, date: Date, barcode: String? = nil) {
         self.relativePath = relativePath
         self.bytes = bytes
         self.kind = kind
@@ -20,6 +22,7 @@ public struct RouteInput: Sendable {
         self.button = button
         self.profile = profile
         self.date = date
+        self.barcode = barcode
     }
 }
 
@@ -76,7 +79,7 @@ public struct Router: Sendable {
         guard let (index, rule) = firstMatch(for: input) else { return nil }
         let values = TemplateValues(date: input.date, timeZone: timeZone, relativePath: input.relativePath,
                                     rule: rule.name, source: input.source, button: input.button ?? "",
-                                    profile: input.profile ?? "", host: host)
+                                    profile: input.profile ?? "", host: host, barcode: input.barcode ?? "")
         let target = targetName(rule, values, exists: exists)
         let archive = rule.original == .archive ? join(archiveRoot, rule.archiveAs.render(values)) : nil
         var plan = RoutePlan(rule: rule.name, ruleNumber: index + 1, target: target, targetPath: join(libraryRoot, target),

@@ -12,9 +12,13 @@ public struct TemplateValues: Sendable {
     public var button: String
     public var profile: String
     public var host: String
+    /// The value of the barcode on the separator sheet before this document (its prefix taken
+    /// off); empty for the part before the first one, and without barcode separators.
+    public var barcode: String
 
     public init(date: Date, timeZone: TimeZone = .current, relativePath: String, rule: String = "",
-                source: InputSource = .inbox, button: String = "", profile: String = "", host: String = "") {
+                source: InputSource = .inbox, button: String = "", profile: String = "", host: String = "",
+                barcode: String = "") {
         self.date = date
         self.timeZone = timeZone
         self.relativePath = relativePath
@@ -23,6 +27,7 @@ public struct TemplateValues: Sendable {
         self.button = button
         self.profile = profile
         self.host = host
+        self.barcode = barcode
     }
 
     /// The file's name, e.g. `IMG_0001.JPG`.
@@ -69,7 +74,14 @@ public struct TemplateValues: Sendable {
         case .profile: return flat(profile)
         case .host: return flat(host)
         case .seq: return pad(sequence, width)
+        case .barcode: return flat(printable(barcode))
         }
+    }
+
+    /// What a barcode can hold that a file name should not: control characters become `_`, and
+    /// at most 100 characters are kept.
+    private func printable(_ value: String) -> String {
+        String(value.unicodeScalars.prefix(100).map { $0.properties.generalCategory == .control ? "_" : Character($0) })
     }
 
     /// A value that must stay one path component: no `/`, and not `.` or `..`.
