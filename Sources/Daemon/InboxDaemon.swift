@@ -104,7 +104,8 @@ public final class InboxDaemon {
             // Edit scripts, each one revision of its target: in arrival order per target, targets side by side.
             let scripts = entries.filter { $0.root == config.edits.path }
             entries.removeAll { $0.root == config.edits.path }
-            for script in scripts where script.kind == .file {
+            // Links, FIFOs and sockets too: each is refused and filed in failed/ with the reason.
+            for script in scripts {
                 editWorkers.submit(path: script.path, relativePath: script.relativePath, config: config)
             }
             reportEditScripts()

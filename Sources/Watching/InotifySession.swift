@@ -131,12 +131,17 @@ public final class InotifySession {
         let wd = event.pointee.wd
         let mask = event.pointee.mask
         var name = ""
+        let directory = inotifytools_filename_from_wd(wd).map { String(cString: $0) } ?? ""
         if event.pointee.len > 0 {
             // The name is a NUL-padded array that follows the struct.
-            name = String(cString: UnsafeRawPointer(event).advanced(by: MemoryLayout<inotify_event>.size)
-                .assumingMemoryBound(to: CChar.self))
+            let bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(event).advanced(by: MemoryLayout<inotify_event>.size),
+                                               count: Int(event.pointee.len))
+            let raw = Array(bytes.prefix { $0 != 0 })
+            // A name that is not UTF-8 is renamed, which brings an event of its own for the new name.
+            name = String(validating: raw, as: UTF8.self)
+                ?? (directory.isEmpty || mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 ? nil : FileNames.usable(raw, in: String(directory.dropLast())))
+                ?? String(decoding: raw, as: UTF8.self)
         }
-        let directory = inotifytools_filename_from_wd(wd).map { String(cString: $0) } ?? ""
         return FolderEvent(watch: wd, name: name, path: directory.isEmpty ? "" : directory + name, mask: mask)
     }
 

@@ -37,10 +37,10 @@ public final class RealWatchSystem: WatchSystem {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name != "." && name != ".." { names.append(name) }
+            let raw = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard raw != [UInt8(ascii: ".")], raw != [UInt8(ascii: "."), UInt8(ascii: ".")],
+                  let name = FileNames.usable(raw, in: folder) else { continue }
+            names.append(name)
         }
         return names
     }

@@ -68,6 +68,9 @@ public struct EditJob {
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
             throw EditApplyError("not a regular file (a link, folder, FIFO or socket); scripts must be plain files")
         }
+        if let reason = PathSafety.hardLinkReason(links: (attributes[.referenceCount] as? NSNumber)?.intValue ?? 1) {
+            throw EditApplyError(reason)
+        }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         let limit = min(Self.maximumBytes, config.limits.maxScriptBytes)
         guard size <= limit else {

@@ -26,6 +26,9 @@ public struct SignatureLibrary {
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
             throw EditApplyError("signature \(path) is not a regular file")
         }
+        if let reason = PathSafety.hardLinkReason(links: (attributes[.referenceCount] as? NSNumber)?.intValue ?? 1) {
+            throw EditApplyError("signature \(path) is \(reason)")
+        }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         guard size <= Self.maximumBytes else {
             throw EditApplyError("signature \(path) is \(size) bytes, more than the limit of \(Self.maximumBytes)")

@@ -101,6 +101,9 @@ public struct InboxJob {
         guard arrival.isRegularFile, status.st_mode & S_IFMT == S_IFREG else {
             return .done(quarantineUnclaimed(path, relativePath, reason: Self.describe(status.st_mode)))
         }
+        if let reason = PathSafety.hardLinkReason(links: Int(status.st_nlink)) {
+            return .done(quarantineUnclaimed(path, relativePath, reason: reason))
+        }
         let input = Self.routeInput(path, relativePath, status, now)
         guard let plan = route(input) else {
             leftAlone.insert(identity)

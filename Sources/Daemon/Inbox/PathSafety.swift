@@ -31,4 +31,10 @@ public enum PathSafety {
         defer { free(resolved) }
         return String(cString: resolved)
     }
+
+    /// A file with more than one name lives elsewhere too (`ln`, not `cp`): reading it would read
+    /// a file outside the configured folders, so it is refused.
+    public static func hardLinkReason(links: Int) -> String? {
+        links > 1 ? "a hard link (one file with \(links) names, the others elsewhere); only files of their own are read" : nil
+    }
 }

@@ -14,10 +14,10 @@ public struct Quarantine: Sendable {
     {
         let placed = try FolderMoves.move(path, to: folder + "/" + relativePath)
         let note = """
-            reason: \(reason.replacingOccurrences(of: "\n", with: " "))
-            rule: \(rule ?? "none")
+            reason: \(reason.oneLine)
+            rule: \((rule ?? "none").oneLine)
             time: \(ISO8601DateFormatter().string(from: date))
-            from: \(relativePath)
+            from: \(relativePath.oneLine)
 
             """
         try Durable.replace(placed + ".why.txt", with: Data(note.utf8))

@@ -8,6 +8,27 @@ enum PNGDecoder {
 
     static func rowBytes(width: Int, bitsPerPixel: Int) -> Int { (width * bitsPerPixel + 7) / 8 }
 
+    /// For IDAT data that goes into the PDF as it is: it must inflate to exactly the rows the
+    /// header promises, each with a filter byte a reader knows. Otherwise a reader would show a
+    /// broken page (garbage data) or inflate far more than the picture holds (a Flate bomb).
+    static func validate(_ png: PNGFile, flate: any FlateCoding) throws {
+        let stride = rowBytes(width: png.width, bitsPerPixel: png.channels * png.bitDepth)
+        let expected = png.height * (1 + stride)
+        let inflated: [UInt8]
+        do {
+            inflated = try flate.inflate(png.idat, limit: expected)
+        } catch {
+            throw ImageInputError.corrupt(.png, "image data does not inflate to the \(png.width) × \(png.height) pixels its "
+                                          + "header gives (\(error))")
+        }
+        guard inflated.count == expected else {
+            throw ImageInputError.truncated(.png, "image data holds \(inflated.count) of \(expected) bytes")
+        }
+        for row in 0..<png.height where inflated[row * (1 + stride)] > 4 {
+            throw ImageInputError.corrupt(.png, "row \(row + 1) has filter type \(inflated[row * (1 + stride)]); PNG has 0 to 4")
+        }
+    }
+
     static func decode(_ png: PNGFile, flate: any FlateCoding) throws -> [UInt8] {
         let bitsPerPixel = png.channels * png.bitDepth
         let stride = rowBytes(width: png.width, bitsPerPixel: bitsPerPixel)

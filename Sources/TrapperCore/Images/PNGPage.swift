@@ -18,6 +18,7 @@ extension PNGFile {
         let passThrough = !png.interlaced && png.bitDepth <= 8 && [0, 2, 3].contains(png.colorType)
         // Decoded samples, only when something needs them.
         let samples: [UInt8]? = passThrough && png.transparency == nil ? nil : try PNGDecoder.decode(png, flate: flate)
+        if samples == nil { try PNGDecoder.validate(png, flate: flate) }
 
         var image: PDFStream
         var softMask: [UInt8]? = nil

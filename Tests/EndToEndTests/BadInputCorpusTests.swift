@@ -1,0 +1,72 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The bad-input corpus (`Tests/Fixtures/bad-inputs/make.py`, made here from nothing downloaded):
+/// 70-odd kinds of broken, hostile or strange files and edit scripts, dropped into the running
+/// daemon at once with good files beside them. Each bad one ends in the quarantine (or the edits'
+/// failed/) with a one-line reason; every good one goes in; nothing outside the configured folders
+/// is read into a target or written; and the daemon keeps serving.
+@Suite struct BadInputCorpusTests {
+    static let maker = Binary.packageRoot.appendingPathComponent("Tests/Fixtures/bad-inputs/make.py").path
+
+    struct Progress: Decodable {
+        var pending: [String]
+        var problems: [String]
+    }
+
+    @Test func everyBadInputIsRefusedWithItsReasonAndTheGoodOnesGoIn() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [limits]
+            max_input_size = "4MB"
+            max_pages = 50
+
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+
+            """)
+        chmod(scratch.path + "/config.toml", 0o600)
+        for folder in ["inbox", "edits", "outside"] {
+            try FileManager.default.createDirectory(atPath: scratch.path + "/" + folder, withIntermediateDirectories: true)
+        }
+        let made = try Python.run(try String(contentsOfFile: Self.maker, encoding: .utf8),
+                                  ["make", scratch.path + "/stage", scratch.path + "/outside"])
+        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path + "/stage/expected.json")))
+            as? [[String: String]] ?? []
+        let bad = expected.filter { $0["expect"] == "quarantine" || $0["expect"] == "failed" }
+        let good = expected.filter { $0["expect"] == "ingest" }
+        #expect(bad.count >= 60, "at least 60 kinds of bad input: \(made)")
+        let outsideBefore = try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/outside").sorted()
+
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        _ = try Python.run(try String(contentsOfFile: Self.maker, encoding: .utf8), ["deliver", scratch.path + "/stage", scratch.path])
+
+        func progress() throws -> Progress {
+            let text = try Python.run(try String(contentsOfFile: Self.maker, encoding: .utf8), ["check", scratch.path + "/stage", scratch.path])
+            return try JSONDecoder().decode(Progress.self, from: Data(text.utf8))
+        }
+        let settled = try eventually(timeout: 120) { try progress().pending.isEmpty }
+        let seen = try progress()
+        #expect(settled, "still waiting for: \(seen.pending)\n\(daemon.log)")
+        #expect(seen.problems == [], "\(seen.problems.joined(separator: "\n"))")
+        #expect(daemon.process.isRunning, "the daemon died: \(daemon.log.suffix(3000))")
+
+        // Every good file, and nothing else, is a page of the target; every reader agrees.
+        let target = scratch.path + "/library/All.pdf"
+        try PDFReaders.requireAllAgree(target, pages: good.count)
+        // Each log line is one line: a name with a newline is written as \n.
+        #expect(daemon.log.contains(#"new\nline.jpg: 1 page into"#), "\(daemon.log)")
+        // Nothing was written outside, and the file a link pointed at is still there, untouched.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/outside").sorted() == outsideBefore)
+
+        // Still serving: a good file dropped now goes in.
+        try TestImages.make(scratch.path + "/late.jpg", width: 77)
+        try FileManager.default.moveItem(atPath: scratch.path + "/late.jpg", toPath: scratch.path + "/inbox/late.jpg")
+        #expect(eventually { (try? PDFReaders.pdfinfoPages(target)) == good.count + 1 }, "\(daemon.log.suffix(2000))")
+        #expect(daemon.stop() == 0)
+    }
+}
