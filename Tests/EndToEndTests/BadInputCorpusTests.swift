@@ -69,4 +69,33 @@ import Testing
         #expect(eventually { (try? PDFReaders.pdfinfoPages(target)) == good.count + 1 }, "\(daemon.log.suffix(2000))")
         #expect(daemon.stop() == 0)
     }
+
+    /// Configs that are malformed, huge, deeply nested, not UTF-8 or not a file: a reload (SIGHUP)
+    /// refuses each with the reason and the running config goes on serving.
+    @Test(arguments: [
+        ("malformed", "[inbox\npath = ", "expected"),
+        ("huge", "# filler\n" + String(repeating: "x = 1 # padding padding padding\n", count: 70_000), "larger than 1 mib"),
+        ("deeply nested", "x = " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "\n",
+         "nesting"),
+        ("not UTF-8", "[library]\nroot = \"lib\u{FFFD}\"\n", "utf-8"),
+        ("empty", "", "library"),
+    ])
+    func aBadConfigOnReloadLeavesTheRunningOneServing(kind: String, text: String, reason: String) throws {
+        let scratch = try Scratch()
+        let good = TestConfig.folders() + "[[rule]]\nname = \"all\"\ntarget = \"All.pdf\"\n"
+        try scratch.write("config.toml", good)
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        var bytes = Array(text.utf8)
+        if kind == "not UTF-8" { bytes = Array(text.replacingOccurrences(of: "\u{FFFD}", with: "").utf8) + [0xFF, 0xFE] }
+        try Data(bytes).write(to: URL(fileURLWithPath: scratch.path + "/config.toml"))
+        daemon.signal(SIGHUP)
+        #expect(eventually { daemon.log.contains("reload refused, keeping the running config") }, "\(kind): \(daemon.log.suffix(2000))")
+        let refusal = daemon.log.split(separator: "\n").drop { !$0.contains("reload refused") }.prefix(3).joined(separator: "\n")
+        #expect(refusal.lowercased().contains(reason), "\(kind): \(refusal)")
+        try TestImages.make(scratch.path + "/a.jpg")
+        try FileManager.default.moveItem(atPath: scratch.path + "/a.jpg", toPath: scratch.path + "/inbox/a.jpg")
+        #expect(eventually { (try? PDFReaders.pdfinfoPages(scratch.path + "/library/All.pdf")) == 1 }, "\(kind): \(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
 }
