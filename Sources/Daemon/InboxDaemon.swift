@@ -64,6 +64,10 @@ public final class InboxDaemon {
         for line in store.log { log.log(.warning, line) }
         for outcome in job.recoverClaims() { report(outcome) }
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
+        // Edit scripts a stopped run had claimed are finished first (and never applied twice).
+        for left in EditJob(config: config, store: store).leftClaims() {
+            editWorkers.submit(path: left.path, relativePath: left.relativePath, config: config)
+        }
         superviseScanners()
         do { try startWatching() } catch {
             log.log(.error, "pdftrapper: \(error)")
@@ -175,7 +179,8 @@ public final class InboxDaemon {
         var edits = WatchedFolder(inbox: config.inbox)
         edits.root = config.edits.path
         // Finished scripts are filed below the edits folder; they are never taken again.
-        edits.ignore += ["\(EditJob.doneFolderName)/**", "\(EditJob.failedFolderName)/**"].map(Glob.init)
+        edits.ignore += ["\(EditJob.doneFolderName)/**", "\(EditJob.failedFolderName)/**", "\(EditJob.claimsFolderName)/**"]
+            .map(Glob.init)
         let watcher = FolderWatcher([WatchedFolder(inbox: config.inbox), edits])
         let log = self.log
         watcher.log = { log.log(.notice, "pdftrapper: \($0)") }
@@ -224,7 +229,7 @@ public final class InboxDaemon {
 
     private func reportEditScripts() {
         let finished = editWorkers.finished()
-        for script in finished {
+        for script in finished where !script.outcome.takenElsewhere {
             for line in script.storeLog { log.log(.warning, "pdftrapper: \(line)") }
             let outcome = script.outcome
             var fields = [EventField.input: script.relativePath]

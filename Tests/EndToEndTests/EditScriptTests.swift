@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -155,6 +156,31 @@ import Testing
 }
 
 extension EditScriptTests {
+    /// Killed after the script's revision is durable but before the script is filed: the next run
+    /// files it in done/ without applying it a second time (the page turns once, not twice).
+    @Test func aScriptCutShortByACrashIsAppliedOnce() throws {
+        let scratch = try world(pages: 2)
+        let killed = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url,
+                                       environment: ["PDFTRAPPER_CRASH_AT": "edit-committed"])
+        #expect(killed.notify.wait(for: "READY=1"), "log: \(killed.log)")
+        try scratch.write("turn.toml", "target = \"T.pdf\"\n[[edit]]\nop = \"rotate\"\npages = \"1\"\ndegrees = 90\n")
+        try FileManager.default.moveItem(atPath: scratch.path + "/turn.toml", toPath: scratch.path + "/edits/turn.toml")
+        #expect(eventually { !killed.process.isRunning }, "\(killed.log)")
+        #expect(killed.process.terminationStatus == SIGKILL)
+        #expect(try pages(scratch.path + "/library/T.pdf") == ["100/90", "200/0"], "the revision is in")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/edits/turn.toml"), "claimed, not left where it was")
+
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/edits/done/turn.toml.report.json") },
+                "\(daemon.log)")
+        #expect(try pages(scratch.path + "/library/T.pdf") == ["100/90", "200/0"], "turned once")
+        let history = try Binary.run(["history", "library/T.pdf"], in: scratch.url).stdout
+        #expect(history.split(separator: "\n").count == 2, "the ingest and one edit: \(history)")
+        #expect(eventually { daemon.log.contains("(applied before a restart)") }, "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func purgeRewritesTheFileSoDeletedPagesAreGone() throws {
         let scratch = try world(pages: 3)
         // Page 2's image is the only 200-pixel-wide one: its bytes are findable by its /Width.

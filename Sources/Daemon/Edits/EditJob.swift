@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import Hashing
+import PDFAccess
 import TrapperCore
 
 /// Takes one edit script from the edits folder (or `pdftrapper apply`): parse and check it, apply it
@@ -28,6 +30,8 @@ public struct EditJob {
         public var problems: [String]
         /// Where the script was filed (done/ or failed/), nil when it is applied in place (`apply`).
         public var filed: String?
+        /// Another daemon sharing the edits folder took it first: nothing to report.
+        public var takenElsewhere = false
 
         public var summary: String {
             if let applied {
@@ -37,30 +41,93 @@ public struct EditJob {
         }
     }
 
-    /// Applies the script at `path` and, when `file` is set, moves it to done/ or failed/ of the edits folder.
+    /// Scripts being applied wait here (below the edits folder, per daemon), so that one a crash
+    /// cut short is found again at start, and two daemons sharing the folder never both take one.
+    public static let claimsFolderName = ".pdftrapper-claims"
+    public var claims: String { config.edits.path + "/" + Self.claimsFolderName + "/" + InboxDaemon.instance(config) }
+
+    /// Applies the script at `path` and, when `file` is set, moves it to done/ or failed/ of the
+    /// edits folder: first it is claimed (moved into `claims`), unless it is a claim already, left
+    /// by a run that stopped; such a script is not applied again when its target shows a revision
+    /// it made after it was claimed.
     public func take(_ path: String, relativePath: String, file: Bool = true, now: Date = Date()) -> Outcome {
         let started = Date()
         var outcome = Outcome(script: relativePath, applied: nil, problems: [], filed: nil)
+        let shown = file ? config.edits.path + "/" + relativePath : path
+        var path = path
+        var claimedAt: Date?
+        if file {
+            do {
+                (path, claimedAt) = try claim(path, relativePath)
+            } catch {
+                outcome.takenElsewhere = error.code == ENOENT
+                outcome.problems = ["\(shown): \(error)"]
+                return outcome
+            }
+        }
         do {
             let bytes = try read(path)
-            let script = try EditScriptParser.parse(bytes, file: path, libraryRoot: config.library.root)
+            let script = try EditScriptParser.parse(bytes, file: shown, libraryRoot: config.library.root)
             let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
             guard PathSafety.isInside(script.target, root: config.library.root),
                   !PathSafety.isInside(script.target, root: engineFolder) else {
                 throw EditApplyError("target \(script.target) is outside the library \(config.library.root) (a symlinked folder?)")
             }
-            outcome.applied = try EditApply.run(script, name: (relativePath as NSString).lastPathComponent,
-                                                sha256: FileDigest.sha256(bytes), store: store,
-                                                signatures: SignatureLibrary(folder: config.signatures.path),
-                                                libraryRoot: config.library.root, purgeByDefault: config.edits.purge, date: now)
+            let name = (relativePath as NSString).lastPathComponent
+            let digest = FileDigest.sha256(bytes)
+            if let claimedAt, let earlier = appliedSince(claimedAt, target: script.target, name: name, sha256: digest) {
+                outcome.applied = earlier
+            } else {
+                outcome.applied = try EditApply.run(script, name: name, sha256: digest, store: store,
+                                                    signatures: SignatureLibrary(folder: config.signatures.path),
+                                                    libraryRoot: config.library.root, purgeByDefault: config.edits.purge, date: now)
+                if file { CrashPoint.editCommitted.hit() }
+            }
         } catch let error as EditScriptError {
             outcome.problems = error.diagnostics.map(\.description)
         } catch {
-            outcome.problems = ["\(path): \(error)"]
+            outcome.problems = ["\(shown): \(error)"]
         }
         guard file else { return outcome }
         outcome.filed = fileAway(path, relativePath, outcome, seconds: Date().timeIntervalSince(started), now: now)
         return outcome
+    }
+
+    /// Moves a script from the edits folder into this daemon's claims; a script already there
+    /// (left by a run that stopped) stays, with the moment it was claimed (its change time).
+    private func claim(_ path: String, _ relativePath: String) throws(Durable.Failure) -> (String, Date?) {
+        var status = stat()
+        if path.hasPrefix(claims + "/") {
+            guard lstat(path, &status) == 0 else { throw Durable.Failure(step: "stat", path: path, code: errno) }
+            return (path, Date(timeIntervalSince1970: Double(status.st_ctim.tv_sec) - 1))
+        }
+        let claimed = claims + "/" + relativePath
+        try Durable.makeFolder((claimed as NSString).deletingLastPathComponent)
+        guard rename(path, claimed) == 0 else { throw Durable.Failure(step: "claim", path: path, code: errno) }
+        return (claimed, nil)
+    }
+
+    /// Scripts that an earlier run claimed and did not file, oldest first.
+    public func leftClaims() -> [(path: String, relativePath: String)] {
+        let found = FileManager.default.enumerator(atPath: claims)?.compactMap { $0 as? String } ?? []
+        return found.sorted().compactMap { relativePath in
+            var status = stat()
+            let path = claims + "/" + relativePath
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { return nil }
+            return (path, relativePath)
+        }
+    }
+
+    /// The revision this script made, if the target has one from after `moment` naming it.
+    private func appliedSince(_ moment: Date, target: String, name: String, sha256: [UInt8]) -> EditApply.Applied? {
+        guard let source = try? PDFFileSource(path: target),
+              let history = try? RevisionHistory.read(source, decoder: FlateStreamDecoder()) else { return nil }
+        guard let entry = history.last(where: { entry in
+            guard let record = entry.record, record.date >= moment else { return false }
+            return record.inputs.contains { $0.name == name && $0.sha256 == sha256 }
+        }) else { return nil }
+        return EditApply.Applied(target: target, revision: entry.end, operations: ["(applied before a restart)"],
+                                 pages: entry.record?.pagesAdded ?? 0)
     }
 
     private func read(_ path: String) throws -> [UInt8] {

@@ -17,6 +17,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case scanCommitted = "scan-committed"
     /// An input split at separators: its first document is durable, the others are not begun.
     case splitFirstWritten = "split-first-written"
+    /// An edit script's revision is durable; the script is still among the claims, not filed.
+    case editCommitted = "edit-committed"
 
     private static let chosen = ProcessInfo.processInfo.environment["PDFTRAPPER_CRASH_AT"]
 
