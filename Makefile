@@ -5,7 +5,7 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/pdftrapper
 
-.PHONY: all deps build test demo bench fuzz clean
+.PHONY: all deps build test demo bench fuzz soak clean
 
 all: build
 
@@ -38,6 +38,13 @@ SECONDS ?= 30
 fuzz:
 	@scripts/install-deps.sh
 	scripts/fuzz.sh $(SECONDS)
+
+# The kill -9 soak (Tests/EndToEndTests/KillSoakTests.swift) with N kills; it prints the kills
+# survived and every violation found.
+N ?= 200
+soak: deps
+	$(SWIFT) build --build-tests
+	PDFTRAPPER_KILLS=$(N) $(SWIFT) test --skip-build --filter KillSoakTests
 
 clean:
 	rm -rf .build demo

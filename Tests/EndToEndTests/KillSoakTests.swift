@@ -3,14 +3,24 @@ import Glibc
 import TestSupport
 import Testing
 
-/// The daemon is killed with SIGKILL at random moments while files keep arriving, and restarted.
-/// At the end every input is in its target exactly once and archived, and every target is whole.
-/// `PDFTRAPPER_KILLS` sets how many kills (CI runs a short version).
+/// The daemon is killed with SIGKILL at random moments under a mixed load, and restarted: images
+/// and PDFs in two folders of the inbox, an edit script each round, and scanner batches from the
+/// tiny test scanner (a button held, two sheets in its feeder). At the end:
+///
+/// - every target passes every independent reader;
+/// - every input is in its target exactly once and archived (nothing in the quarantine);
+/// - every edit script is in done/ or failed/, and its note is in the target once if it is in done/,
+///   never if in failed/;
+/// - no scan batch is in the scans' target twice, and no more pages are in it (and in the
+///   quarantine, for batches a kill cut short) than the scanner delivered.
+///
+/// `PDFTRAPPER_KILLS` sets how many kills (CI runs 100, about two minutes; `make soak N=1000` a long one).
 @Suite struct KillSoakTests {
-    @Test func survivesKillsAtRandomMoments() throws {
-        let kills = Int(ProcessInfo.processInfo.environment["PDFTRAPPER_KILLS"] ?? "") ?? 12
-        let perRound = 20
+    @Test func survivesKillsAtRandomMomentsUnderAMixedLoad() throws {
+        let kills = Int(ProcessInfo.processInfo.environment["PDFTRAPPER_KILLS"] ?? "") ?? 100
+        let filesPerRound = 10
         let scratch = try Scratch()
+        let tiny = try TinySane.make()
         try scratch.write("config.toml", """
             [daemon]
             state_dir = "state"
@@ -20,6 +30,8 @@ import Testing
             path = "inbox"
             settle = "100ms"
             rescan_interval = "1s"
+            [edits]
+            purge = false
             [[rule]]
             name = "a"
             target = "A.pdf"
@@ -31,19 +43,35 @@ import Testing
             archive_as = "{name}"
             match = { folder = "b" }
 
+            [[scanner]]
+            device = "tiny:0"
+            poll_ms = 100
+            busy_backoff = "500ms"
+            [scanner.buttons]
+            scan = "adf"
+
+            [profile.adf]
+            source = "adf"
+            mode = "gray"
+            resolution = 50
+            page_size = "Letter"
+            target = "S.pdf"
+
             """)
         var generator = SystemRandomNumberGenerator()
-        var dropped: [String: String] = [:]  // name -> target
+        var dropped: [String: String] = [:]  // input name -> target
+        var scripts: [String] = []
         for round in 0...kills {
-            let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+            let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url, environment: tiny.environment)
             #expect(daemon.notify.wait(for: "READY=1", timeout: 30), "round \(round): \(daemon.log)")
             guard round < kills else {
                 // The last run: let it finish everything, then stop cleanly.
-                #expect(eventually(timeout: 120) { inboxIsEmpty(scratch) }, "left: \(daemon.log.suffix(800))")
+                try? tiny.release("scan")
+                #expect(eventually(timeout: 180) { settled(scratch) }, "left: \(daemon.log.suffix(1500))")
                 #expect(daemon.stop() == 0)
                 break
             }
-            let names = (0..<perRound).map { "r\(round)-\($0).png" }
+            let names = (0..<filesPerRound).map { "r\(round)-\($0)." + ($0 % 3 == 2 ? "pdf" : "png") }
             _ = try Python.run("""
                 import sys, os
                 from PIL import Image
@@ -56,36 +84,100 @@ import Testing
                     os.rename(staging, os.path.join(root, "inbox", folder, name))
                 """, [scratch.path, "\(round)"] + names)
             for (index, name) in names.enumerated() { dropped[name] = index % 2 == 0 ? "A.pdf" : "B.pdf" }
-            usleep(UInt32.random(in: 0...400_000, using: &generator))
+            let script = "e\(round).toml"
+            try scratch.write("staging-" + script, """
+                target = "A.pdf"
+                [[edit]]
+                op = "note"
+                page = 1
+                at = [10, 10]
+                contents = "soak-\(script)"
+
+                """)
+            try FileManager.default.createDirectory(atPath: scratch.path + "/edits", withIntermediateDirectories: true)
+            try FileManager.default.moveItem(atPath: scratch.path + "/staging-" + script, toPath: scratch.path + "/edits/" + script)
+            scripts.append(script)
+            if round % 2 == 0 {
+                try tiny.loadFeeder(2)
+                try tiny.press("scan")
+            }
+            usleep(UInt32.random(in: 0...1_200_000, using: &generator))
             daemon.signal(SIGKILL)
             daemon.process.waitUntilExit()
+            try? tiny.release("scan")
         }
+        var violations: [String] = []
 
-        // Every input: in its target exactly once, archived, and nowhere else.
+        // Inputs: in their target exactly once, archived, and nowhere else.
         var ingested: [String: [String]] = [:]
         for target in ["A.pdf", "B.pdf"] {
             let path = scratch.path + "/library/" + target
             let expected = dropped.values.filter { $0 == target }.count
             try PDFReaders.requireAllAgree(path, pages: expected)
-            let history = try Binary.run(["history", path]).stdout
-            for line in history.split(separator: "\n") {
-                for piece in line.split(separator: " ") where piece.hasSuffix(".png") {
-                    ingested[String(piece), default: []].append(target)
-                }
-            }
+            for name in try history(path).flatMap(inputNames) { ingested[name, default: []].append(target) }
         }
-        for (name, target) in dropped {
-            #expect(ingested[name] == [target], "\(name): in \(ingested[name] ?? []) instead of once in \(target)")
-            #expect(FileManager.default.fileExists(atPath: scratch.path + "/archive/" + name), "\(name) not archived")
+        for (name, target) in dropped.sorted(by: { $0.key < $1.key }) {
+            if ingested[name] != [target] { violations.append("\(name): in \(ingested[name] ?? []) instead of once in \(target)") }
+            if !FileManager.default.fileExists(atPath: scratch.path + "/archive/" + name) { violations.append("\(name): not archived") }
         }
-        #expect(ingested.count == dropped.count)
         let quarantined = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/quarantine")) ?? []
-        #expect(quarantined.isEmpty, "quarantined: \(quarantined)")
-        print("kill soak: \(kills) kills survived, \(dropped.count) inputs, each ingested exactly once")
+        for entry in quarantined where !entry.hasPrefix("scan-") { violations.append("quarantined: \(entry)") }
+
+        // Edit scripts: filed once, applied at most once (exactly once when done).
+        let notes = try annotationContents(scratch.path + "/library/A.pdf")
+        for script in scripts {
+            let done = FileManager.default.fileExists(atPath: scratch.path + "/edits/done/" + script)
+            let failed = FileManager.default.fileExists(atPath: scratch.path + "/edits/failed/" + script)
+            let applied = notes.filter { $0 == "soak-" + script }.count
+            if done == failed { violations.append("\(script): done \(done), failed \(failed)") }
+            if applied != (done ? 1 : 0) { violations.append("\(script): its note is in A.pdf \(applied) times (done: \(done))") }
+        }
+
+        // Scan batches: none twice, no page from nowhere.
+        let scans = scratch.path + "/library/S.pdf"
+        var scanPages = 0
+        if FileManager.default.fileExists(atPath: scans) {
+            scanPages = try PDFReaders.pdfinfoPages(scans)
+            try PDFReaders.requireAllAgree(scans, pages: scanPages)
+            let batches = try history(scans).compactMap { $0.firstMatch(of: /scan-[0-9a-f-]+/).map { String($0.0) } }
+            if Set(batches).count != batches.count { violations.append("a scan batch went into S.pdf twice: \(batches)") }
+        }
+        let quarantinedPages = quarantined.filter { $0.hasPrefix("scan-") }.reduce(0) { count, folder in
+            count + ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/quarantine/" + folder)) ?? [])
+                .filter { !$0.hasSuffix(".why.txt") }.count
+        }
+        if scanPages + quarantinedPages > tiny.pagesDelivered {
+            violations.append("\(scanPages) scanned pages in S.pdf and \(quarantinedPages) in quarantine, but the scanner "
+                              + "delivered \(tiny.pagesDelivered)")
+        }
+        #expect(violations == [], "\(violations.joined(separator: "\n"))")
+        print("kill soak: \(kills) kills survived; \(dropped.count) inputs, \(scripts.count) edit scripts, \(scanPages) scanned "
+              + "pages (\(quarantinedPages) of cut-short batches in quarantine); \(violations.count) violations")
     }
 
-    func inboxIsEmpty(_ scratch: Scratch) -> Bool {
-        let files = (FileManager.default.enumerator(atPath: scratch.path + "/inbox")?.allObjects as? [String]) ?? []
-        return !files.contains { $0.hasSuffix(".png") }
+    func history(_ path: String) throws -> [String] {
+        try Binary.run(["history", path]).stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// The inputs a history line names: `r3-7.png`, `r4-2.pdf`.
+    func inputNames(_ line: String) -> [String] {
+        line.matches(of: /\br\d+-\d+\.(png|pdf)\b/).map { String($0.0) }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
+
+    func annotationContents(_ path: String) throws -> [String] {
+        let run = try Binary.run(["annotations", path, "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]] ?? []
+        return list.compactMap { $0["contents"] as? String }
+    }
+
+    /// Nothing left to do: the inbox and the edits folder hold no input, and no scan is spooled.
+    func settled(_ scratch: Scratch) -> Bool {
+        let inbox = (FileManager.default.enumerator(atPath: scratch.path + "/inbox")?.allObjects as? [String]) ?? []
+        let edits = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/edits")) ?? []
+        let spool = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/state/scans")) ?? []
+        let claimedScripts = (FileManager.default.enumerator(atPath: scratch.path + "/edits/.pdftrapper-claims")?.allObjects as? [String])?
+            .filter { $0.hasSuffix(".toml") } ?? []
+        return !inbox.contains { $0.hasSuffix(".png") || $0.hasSuffix(".pdf") } && !edits.contains { $0.hasSuffix(".toml") }
+            && spool.isEmpty && claimedScripts.isEmpty
     }
 }
