@@ -3,7 +3,7 @@ import Foundation
 import TrapperCore
 
 /// Renders pages of a PDF on disk through poppler and cairo, as a viewer shows them (the page's
-/// /Rotate applied, its crop box), to 8-bit grey: what OCR reads.
+/// /Rotate applied, its crop box), to 8-bit grey (what OCR reads) or RGB (a preview).
 ///
 /// Owns its poppler document: not Sendable, use it from one task.
 public final class PDFPageRenderer {
@@ -54,13 +54,27 @@ public final class PDFPageRenderer {
         return String(cString: text)
     }
 
-    public func render(page index: Int, dpi: Int) throws(Failure) -> Rendered {
+    /// The page at `dpi`: 8-bit grey (what OCR and the separator sheets read), or RGB with `color`
+    /// (a preview).
+    public func render(page index: Int, dpi: Int, color: Bool = false) throws(Failure) -> Rendered {
+        try render(page: index, color: color) { _, _ in Double(dpi) / 72 }
+    }
+
+    /// The page scaled so that its longer side is `pixels` long (a thumbnail).
+    public func render(page index: Int, fitting pixels: Int, color: Bool = false) throws(Failure) -> Rendered {
+        try render(page: index, color: color) { width, height in Double(pixels) / max(width, height, 1) }
+    }
+
+    /// `scale` gives pixels per point from the page's size in points.
+    private func render(page index: Int, color: Bool, scale: (Double, Double) -> Double) throws(Failure) -> Rendered {
         guard let page = poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
         defer { g_object_unref(UnsafeMutableRawPointer(page)) }
         var width = 0.0, height = 0.0
         poppler_page_get_size(page, &width, &height)
-        let scale = Double(dpi) / 72
-        let (pixelWidth, pixelHeight) = (Int((width * scale).rounded(.up)), Int((height * scale).rounded(.up)))
+        let scale = scale(width, height)
+        let dpi = Int((scale * 72).rounded())
+        // Whole pixels, rounded up; the small nudge keeps 300 pt × 0.4 at 120, not 121.
+        let (pixelWidth, pixelHeight) = (Int((width * scale - 1e-9).rounded(.up)), Int((height * scale - 1e-9).rounded(.up)))
         guard pixelWidth > 0, pixelHeight > 0, pixelWidth * pixelHeight <= 400_000_000 else {
             throw .render("a page of \(width) × \(height) pt at \(dpi) dpi is too large to render")
         }
@@ -79,16 +93,24 @@ public final class PDFPageRenderer {
             throw .render("cairo could not render the page")
         }
         let stride = Int(cairo_image_surface_get_stride(surface))
-        var gray = [UInt8](repeating: 0, count: pixelWidth * pixelHeight)
+        let channels = color ? 3 : 1
+        var samples = [UInt8](repeating: 0, count: pixelWidth * pixelHeight * channels)
         for y in 0..<pixelHeight {
+            // Cairo's RGB24 is one native-endian word a pixel, 0x00RRGGBB.
             let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
             for x in 0..<pixelWidth {
                 let pixel = row[x]
                 let (r, g, b) = ((pixel >> 16) & 0xFF, (pixel >> 8) & 0xFF, pixel & 0xFF)
-                gray[y * pixelWidth + x] = UInt8((r * 299 + g * 587 + b * 114) / 1000)
+                let at = (y * pixelWidth + x) * channels
+                if color {
+                    (samples[at], samples[at + 1], samples[at + 2]) = (UInt8(r), UInt8(g), UInt8(b))
+                } else {
+                    samples[at] = UInt8((r * 299 + g * 587 + b * 114) / 1000)
+                }
             }
         }
-        let raster = Raster(width: pixelWidth, height: pixelHeight, channels: 1, depth: 8, bytesPerLine: pixelWidth, samples: gray)
+        let raster = Raster(width: pixelWidth, height: pixelHeight, channels: channels, depth: 8,
+                            bytesPerLine: pixelWidth * channels, samples: samples)
         return Rendered(raster: raster, dpi: dpi, shownWidth: width, shownHeight: height)
     }
 }

@@ -7,14 +7,18 @@ import TrapperCore
 enum HistoryCommand: Command {
     static let name = "history"
     static let summary = "List a PDF's revisions: what made each, when, and from which inputs."
-    static let synopsis = "history TARGET.pdf"
+    static let synopsis = "history TARGET.pdf [--thumbnails DIR]"
     static let details = """
     Lists the revisions of TARGET.pdf, oldest first, from the records PDFTrapper keeps in each
     revision's trailer: the operation, the time (UTC), the pages added, the byte range, and each
     input with the start of its SHA-256. What another program wrote is shown as "foreign".
     Reads only the tails of the revisions, not the whole file.
+
+      --thumbnails DIR  also write one small picture per revision, DIR/revision-N.png (160
+                        pixels on the longer side), of the page it is about, as it left it:
+                        the last page it added (the first, for pages put in front), else page 1
     """
-    static let arguments = ArgumentSpec()
+    static let arguments = ArgumentSpec(options: ["--thumbnails"])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
         guard arguments.positionals.count == 1 else {
@@ -35,7 +39,37 @@ enum HistoryCommand: Command {
         for (number, entry) in entries.enumerated() {
             context.out(describe(entry, number: number + 1))
         }
+        if let folder = arguments.options["--thumbnails"] {
+            return thumbnails(of: target, into: context.absolute(folder), context)
+        }
         return .ok
+    }
+
+    static func thumbnails(of target: String, into folder: String, _ context: CommandContext) -> ExitCode {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            context.err("pdftrapper history: \(folder): \(error.localizedDescription)")
+            return .cantCreate
+        }
+        do {
+            let pictures = try PagePictures(target: target)
+            for (index, entry) in pictures.history.enumerated() {
+                let png = try pictures.withRevision(index + 1) { renderer -> [UInt8]? in
+                    guard renderer.pageCount > 0 else { return nil }
+                    let record = entry.record
+                    let page = record?.operation == .ingest && record?.position != .front ? renderer.pageCount - 1 : 0
+                    return try PagePictures.png(renderer, page: page, fitting: 160)
+                }
+                guard let png else { continue }
+                try Data(png).write(to: URL(fileURLWithPath: folder + "/revision-\(index + 1).png"), options: .atomic)
+            }
+            context.out("\(folder): \(pictures.history.count) thumbnail\(pictures.history.count == 1 ? "" : "s")")
+            return .ok
+        } catch {
+            context.err("pdftrapper history: thumbnails: \(error)")
+            return .dataError
+        }
     }
 
     static func describe(_ entry: RevisionHistory.Entry, number: Int) -> String {
