@@ -5,7 +5,7 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/pdftrapper
 
-.PHONY: all deps build test demo bench fuzz soak clean
+.PHONY: all deps build test demo bench fuzz soak man install uninstall deb clean
 
 all: build
 
@@ -20,6 +20,13 @@ test: deps
 	$(SWIFT) build --build-tests
 	# A hung test (a SANE backend's own deadlock, say) fails the run after 25 minutes instead of stalling it.
 	timeout 1500 $(SWIFT) test --skip-build
+	# Every parser under libFuzzer for 30 s (fuzz/README.md).
+	nice -n 5 scripts/fuzz.sh 30
+	# make install into a scratch DESTDIR; the Debian package built, checked by lintian, installed,
+	# checked, removed and purged.
+	scripts/test-install.sh
+	scripts/build-deb.sh
+	scripts/test-deb.sh
 
 demo: build
 	@scripts/demo.sh $(BIN)
@@ -46,5 +53,58 @@ soak: deps
 	$(SWIFT) build --build-tests
 	PDFTRAPPER_KILLS=$(N) $(SWIFT) test --skip-build --filter KillSoakTests
 
+# Where `make install` puts things: PREFIX and DESTDIR as usual (a package build sets both).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPLETIONDIR ?= $(PREFIX)/share/zsh/vendor-completions
+MANPAGES := man/pdftrapper.1 man/pdftrapper.toml.5 man/pdftrapper-edit.5
+
+# The man pages, from their scdoc sources.
+man: $(MANPAGES)
+man/%: man/%.scd
+	scdoc < $< > $@
+
+# The binary, the units (their ExecStart pointed at BINDIR), sysusers.d and tmpfiles.d, the man
+# pages, completion for bash and zsh, and the example config as SYSCONFDIR/pdftrapper/config.toml
+# unless one is there already (it is never overwritten).
+install: man
+	$(SWIFT) build $(RELEASE_FLAGS)
+	install -Dm755 $(BIN) $(DESTDIR)$(BINDIR)/pdftrapper
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR)
+	sed 's|/usr/bin/pdftrapper|$(BINDIR)/pdftrapper|' systemd/pdftrapper.service > $(DESTDIR)$(UNITDIR)/pdftrapper.service
+	sed 's|/usr/bin/pdftrapper|$(BINDIR)/pdftrapper|' systemd/user/pdftrapper.service > $(DESTDIR)$(USERUNITDIR)/pdftrapper.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/pdftrapper.service $(DESTDIR)$(USERUNITDIR)/pdftrapper.service
+	install -Dm644 systemd/pdftrapper.sysusers $(DESTDIR)$(SYSUSERSDIR)/pdftrapper.conf
+	install -Dm644 systemd/pdftrapper.tmpfiles $(DESTDIR)$(TMPFILESDIR)/pdftrapper.conf
+	install -Dm644 man/pdftrapper.1 $(DESTDIR)$(MANDIR)/man1/pdftrapper.1
+	install -Dm644 man/pdftrapper.toml.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper.toml.5
+	install -Dm644 man/pdftrapper-edit.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper-edit.5
+	install -Dm644 completion/pdftrapper.bash $(DESTDIR)$(BASHCOMPLETIONDIR)/pdftrapper
+	install -Dm644 completion/_pdftrapper $(DESTDIR)$(ZSHCOMPLETIONDIR)/_pdftrapper
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/pdftrapper/config.toml ]; then \
+		echo "install: $(DESTDIR)$(SYSCONFDIR)/pdftrapper/config.toml exists; left as it is"; \
+	else \
+		install -Dm644 config.example.toml $(DESTDIR)$(SYSCONFDIR)/pdftrapper/config.toml; \
+	fi
+
+# Everything install put there, except the config (which may hold a site's changes).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pdftrapper $(DESTDIR)$(UNITDIR)/pdftrapper.service $(DESTDIR)$(USERUNITDIR)/pdftrapper.service \
+		$(DESTDIR)$(SYSUSERSDIR)/pdftrapper.conf $(DESTDIR)$(TMPFILESDIR)/pdftrapper.conf \
+		$(DESTDIR)$(MANDIR)/man1/pdftrapper.1 $(DESTDIR)$(MANDIR)/man5/pdftrapper.toml.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper-edit.5 \
+		$(DESTDIR)$(BASHCOMPLETIONDIR)/pdftrapper $(DESTDIR)$(ZSHCOMPLETIONDIR)/_pdftrapper
+
+# The Debian package (debian/), built from the tree into .build/deb/, then checked with lintian.
+deb:
+	scripts/build-deb.sh
+
 clean:
-	rm -rf .build demo
+	rm -rf .build demo $(MANPAGES)
