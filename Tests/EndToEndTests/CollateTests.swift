@@ -6,7 +6,8 @@ import Testing
 /// first) become one document; counts that differ keep both as they are; a lone front goes in
 /// when its window closes. Pages are told apart by their widths (N·100 points).
 @Suite struct CollateTests {
-    func world(window: String) throws -> (Scratch, DaemonProcess) {
+    /// A scratch folder whose config has one double-sided rule into Letters.pdf.
+    func config(window: String) throws -> Scratch {
         let scratch = try Scratch()
         try scratch.write("config.toml", TestConfig.folders() + """
             [[rule]]
@@ -16,6 +17,11 @@ import Testing
             collate_window = "\(window)"
 
             """)
+        return scratch
+    }
+
+    func world(window: String) throws -> (Scratch, DaemonProcess) {
+        let scratch = try config(window: window)
         try FileManager.default.createDirectory(atPath: scratch.path + "/inbox", withIntermediateDirectories: true)
         let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
         #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
@@ -62,14 +68,7 @@ import Testing
 
     /// `pdftrapper ingest --config`: the second input the rule takes is the first one's back pass.
     @Test func ingestCollatesTheNextInputOfTheRule() throws {
-        let scratch = try Scratch()
-        try scratch.write("config.toml", TestConfig.folders() + """
-            [[rule]]
-            name = "duplex"
-            target = "Letters.pdf"
-            collate = "double-sided"
-
-            """)
+        let scratch = try config(window: "30m")
         for (name, widths) in [("front.tiff", [100, 300]), ("back.tiff", [400, 200]), ("odd.tiff", [700])] {
             _ = try Python.run("""
                 import sys
