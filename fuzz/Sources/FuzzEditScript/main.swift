@@ -20,7 +20,9 @@ public func fuzzEditScript(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .extract(let pages, let into):
             resolve(pages)
             _ = into.render(Fixtures.values)
-        case .insertBlank, .metadata, .bookmark, .undo, .redo:
+        case .erase(let filter):
+            resolve(filter.pages)
+        case .insertBlank, .metadata, .bookmark, .undo, .redo, .markup, .signature:
             break
         }
     }
