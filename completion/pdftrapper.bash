@@ -24,7 +24,7 @@ _pdftrapper_flags() {
 _pdftrapper_options() {
     case $1 in
         run | status | check-config) echo "--config" ;;
-        ingest) echo "--to --config --state-dir" ;;
+        ingest) echo "--to --config --rule --state-dir" ;;
         scan) echo "--profile --to --config --state-dir" ;;
         apply | redo | compact | recover) echo "--config --state-dir" ;;
         annotations) echo "--page" ;;
@@ -107,6 +107,22 @@ _pdftrapper_profiles() {
 }
 
 # Button names: the keys of every [scanner.buttons] table (or buttons = { ... } in a [[scanner]]).
+# Rule names: the name of every [[rule]] table.
+_pdftrapper_rules() {
+    local file
+    file=$(_pdftrapper_config_file)
+    [[ -r $file ]] || return
+    awk '
+        /^[ \t]*\[/ { inRule = ($0 ~ /^[ \t]*\[\[[ \t]*rule[ \t]*\]\]/); next }
+        inRule && /^[ \t]*name[ \t]*=/ {
+          value = $0; sub(/^[^=]*=[ \t]*/, "", value)
+          quote = substr(value, 1, 1)
+          if (quote == "\"" || quote == "\047") { value = substr(value, 2); sub(quote ".*", "", value) }
+          if (value != "" && !(value in seen)) { seen[value] = 1; print value }
+        }
+    ' "$file"
+}
+
 _pdftrapper_buttons() {
     local file
     file=$(_pdftrapper_config_file)
@@ -188,6 +204,7 @@ _pdftrapper() {
         --to) _pdftrapper_files "$cur" "pdf"; return ;;
         --profile) COMPREPLY=($(compgen -W "$(_pdftrapper_profiles)" -- "$cur")); return ;;
         --button) COMPREPLY=($(compgen -W "$(_pdftrapper_buttons)" -- "$cur")); return ;;
+        --rule) COMPREPLY=($(compgen -W "$(_pdftrapper_rules)" -- "$cur")); return ;;
         --source) COMPREPLY=($(IFS=' '; compgen -W "inbox scanner" -- "$cur")); return ;;
         --lang)
             local typed=
@@ -273,7 +290,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" && ${1-} == --self-check ]]; then
     _pdftrapper_expect "pdftrapper ch" "$(_pdftrapper_try pdftrapper ch)" check-config
     _pdftrapper_expect "pdftrapper help " "$(_pdftrapper_try pdftrapper help "")" ingest ocr explain
     _pdftrapper_refuse "pdftrapper help " "$(_pdftrapper_try pdftrapper help "")" help
-    _pdftrapper_expect "pdftrapper ingest -" "$(_pdftrapper_try pdftrapper ingest -)" --to --prepend --config --state-dir --help
+    _pdftrapper_expect "pdftrapper ingest -" "$(_pdftrapper_try pdftrapper ingest -)" --to --prepend --config --rule --state-dir --help
     _pdftrapper_expect "pdftrapper scan -" "$(_pdftrapper_try pdftrapper scan -)" --profile --to --config --state-dir
     _pdftrapper_expect "pdftrapper ocr -" "$(_pdftrapper_try pdftrapper ocr -)" --lang --queued --config --state-dir
     _pdftrapper_expect "pdftrapper annotations -" "$(_pdftrapper_try pdftrapper annotations -)" --page --json
@@ -297,6 +314,9 @@ path = "inbox"
 [[rule]]
 name = "everything"
 target = "Inbox.pdf"
+[[rule]]
+name = 'receipts'
+target = "Receipts.pdf"
 [[scanner]]
 device = "fujitsu:*"
 [scanner.buttons]
@@ -317,6 +337,9 @@ EOF
     _pdftrapper_expect "scan --config=FILE --profile" "$offered" adf-color adf-gray
     offered=$(PDFTRAPPER_CONFIG=$scratch/config.toml _pdftrapper_try pdftrapper scan --profile "")
     _pdftrapper_expect "scan --profile (\$PDFTRAPPER_CONFIG)" "$offered" adf-color adf-gray
+    offered=$(_pdftrapper_try pdftrapper ingest --config "$scratch/config.toml" --rule "")
+    _pdftrapper_expect "ingest --rule" "$offered" everything receipts
+    _pdftrapper_refuse "ingest --rule" "$offered" adf-color
     offered=$(_pdftrapper_try pdftrapper explain --config "$scratch/config.toml" --button "")
     _pdftrapper_expect "explain --button" "$offered" scan email
     offered=$(_pdftrapper_try pdftrapper history "$scratch/")

@@ -6,7 +6,7 @@ import TrapperCore
 enum IngestCommand: Command {
     static let name = "ingest"
     static let summary = "Add the pages of images and PDFs to a target PDF, as one revision."
-    static let synopsis = "ingest (--to TARGET.pdf | --config FILE) [--prepend] [--state-dir DIR] INPUT..."
+    static let synopsis = "ingest (--to TARGET.pdf | --config FILE [--rule NAME]) [--prepend] [--state-dir DIR] INPUT..."
     static let details = """
     Appends (or with --prepend, puts in front) every page of every INPUT, in order, to
     TARGET.pdf as ONE incremental update: the bytes already in the file are never rewritten, so
@@ -27,10 +27,11 @@ enum IngestCommand: Command {
       --to FILE        the target PDF
       --prepend        put the new pages in front
       --config FILE    the config (its rules, its state folder)
+      --rule NAME      the rule NAME takes every input, whatever its match says
       --state-dir DIR  where the journal and undo history live (default: the library's
                        .pdftrapper folder, shared with the daemon)
     """
-    static let arguments = ArgumentSpec(flags: ["--prepend"], options: CommandContext.engineOptions.union(["--to"]))
+    static let arguments = ArgumentSpec(flags: ["--prepend"], options: CommandContext.engineOptions.union(["--to", "--rule"]))
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
         guard !arguments.positionals.isEmpty else {
@@ -56,7 +57,17 @@ enum IngestCommand: Command {
             context.err("pdftrapper ingest: name a target with --to, or a config whose rules choose one (--config)")
             return .usage
         }
-        return ingestByRules(inputs, config, position, store, context)
+        var rules = config
+        if let name = arguments.options["--rule"] {
+            guard var rule = config.rules.first(where: { $0.name == name }) else {
+                context.err("pdftrapper ingest: --rule \(name): no rule of that name"
+                            + Suggestion.hint(for: name, among: config.rules.map(\.name)))
+                return .usage
+            }
+            rule.match = RuleMatch()
+            rules.rules = [rule]
+        }
+        return ingestByRules(inputs, rules, position, store, context)
     }
 
     static func ingest(_ paths: [String], into target: String, _ position: PDFPagePosition, _ store: TargetStore,

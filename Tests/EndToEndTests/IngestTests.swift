@@ -100,4 +100,28 @@ import Testing
         #expect(run.stderr.contains("damaged; repaired by a full rewrite"))
         try PDFReaders.requireAllAgree(scratch.path + "/Damaged.pdf", pages: 2)
     }
+
+    /// `--rule NAME`: that rule takes the inputs whatever its match says; an unknown name is a
+    /// usage error that names the nearest rule.
+    @Test func aNamedRuleTakesEveryInput() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "receipts"
+            target = "Receipts.pdf"
+            match = { folder = "receipts" }
+            [[rule]]
+            name = "everything"
+            target = "Inbox.pdf"
+
+            """)
+        try TestImages.make(scratch.path + "/a.jpg")
+        let run = try Binary.run(["ingest", "--config", "config.toml", "--rule", "receipts", "a.jpg"], in: scratch.url)
+        #expect(run.status == 0, "\(run)")
+        #expect(try PDFReaders.pdfinfoPages(scratch.path + "/library/Receipts.pdf") == 1)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/library/Inbox.pdf"), "the match did not decide")
+        let wrong = try Binary.run(["ingest", "--config", "config.toml", "--rule", "receipt", "a.jpg"], in: scratch.url)
+        #expect(wrong.status == 64, "\(wrong)")
+        #expect(wrong.stderr.contains("--rule receipt: no rule of that name (did you mean \"receipts\"?)"), "\(wrong.stderr)")
+    }
 }
