@@ -44,8 +44,7 @@ extension EditApply {
                 throw EditApplyError("\(path) exists already; extract makes a new file (put {seq} in the template for a free name)")
             }
             guard path.lowercased().hasSuffix(".pdf"), path != script.target,
-                  PathSafety.isInside(path, root: libraryRoot),
-                  !PathSafety.isInside(path, root: libraryRoot + "/" + StateDirectory.libraryFolderName) else {
+                  PathSafety.isTarget(path, inLibrary: libraryRoot) else {
                 throw EditApplyError("\(path) is not a PDF below the library \(libraryRoot)")
             }
             extracts.append((path, pages, selection))

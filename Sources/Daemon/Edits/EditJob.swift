@@ -68,9 +68,7 @@ public struct EditJob {
         do {
             let bytes = try read(path)
             let script = try EditScriptParser.parse(bytes, file: shown, libraryRoot: config.library.root)
-            let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
-            guard PathSafety.isInside(script.target, root: config.library.root),
-                  !PathSafety.isInside(script.target, root: engineFolder) else {
+            guard PathSafety.isTarget(script.target, inLibrary: config.library.root) else {
                 throw EditApplyError("target \(script.target) is outside the library \(config.library.root) (a symlinked folder?)")
             }
             let name = (relativePath as NSString).lastPathComponent

@@ -1,4 +1,3 @@
-import Imaging
 import TrapperCore
 
 /// A separator sheet found in an input: it came after `after` of the input's (kept) pages.
@@ -39,7 +38,7 @@ public struct SegmentInput: InputDocument {
     }
 
     public var stepsNote: String? {
-        var notes = ["\(name)" + (barcode.map { " (barcode \"\($0)\")" } ?? "")]
+        var notes = [name + (barcode.map { " (barcode \"\($0)\")" } ?? "")]
         var named = Set<String>()
         for part in parts where named.insert(part.document.name).inserted {
             if let note = part.document.stepsNote { notes.append("\(part.document.name): \(note)") }
@@ -56,6 +55,12 @@ public struct SegmentInput: InputDocument {
     public func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary? {
         // A form belongs to one input whole; split, its fields would point at pages elsewhere.
         nil
+    }
+
+    /// The log's words for a split: "split at 2 separator sheets into 3 documents: A.pdf, B.pdf, C.pdf".
+    public static func summary(separators: Int, targets: [String]) -> String {
+        "split at \(separators) separator sheet\(separators == 1 ? "" : "s") into \(targets.count) "
+            + "document\(targets.count == 1 ? "" : "s"): \(targets.joined(separator: ", "))"
     }
 
     /// The documents that `inputs`, in order, make when split at their separator sheets. Parts with

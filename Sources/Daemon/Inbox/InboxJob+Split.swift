@@ -58,13 +58,12 @@ extension InboxJob {
         for segment in documents.dropFirst(targets.count) {
             var part = routeInput
             part.barcode = segment.barcode
-            guard let partPlan = routeSplit(part) else {
+            guard let partPlan = route(part) else {
                 return [quarantine(input.path, input.relativePath, plan.rule, reason: "the rule no longer takes it")]
             }
             targets.append(partPlan.targetPath)
         }
-        let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
-        if let outside = targets.first(where: { !PathSafety.isInside($0, root: config.library.root) || PathSafety.isInside($0, root: engineFolder) }) {
+        if let outside = targets.first(where: { !PathSafety.isTarget($0, inLibrary: config.library.root) }) {
             return [quarantine(input.path, input.relativePath, plan.rule,
                                reason: "target \(outside) would be outside the library \(config.library.root) (a symlinked folder?)")]
         }
@@ -99,24 +98,11 @@ extension InboxJob {
                 return [quarantine(input.path, input.relativePath, plan.rule, reason: "\(segment.name): \(error)")]
             }
         }
-        let separators = document.separators.count
         var outcome = JobOutcome(input: input.relativePath, result: .ingested, rule: plan.rule, target: targets.first,
                                  pages: document.pageCount,
-                                 reason: "split at \(separators) separator sheet\(separators == 1 ? "" : "s") into \(documents.count) "
-                                     + "document\(documents.count == 1 ? "" : "s"): \(targets.joined(separator: ", "))",
-                                 date: now)
+                                 reason: SegmentInput.summary(separators: document.separators.count, targets: targets), date: now)
         let finished = finish(input, outcome: &outcome)
         try? FileManager.default.removeItem(atPath: splitManifestPath(input.relativePath))
         return [finished]
-    }
-
-    /// A new file for one document, never one another document of this round took.
-    private mutating func routeSplit(_ input: RouteInput) -> RoutePlan? {
-        let taken = reserved
-        guard let plan = router.plan(for: input, exists: { taken.contains($0) || FileManager.default.fileExists(atPath: $0) }) else {
-            return nil
-        }
-        reserved.insert(plan.targetPath)
-        return plan
     }
 }

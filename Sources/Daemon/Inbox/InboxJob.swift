@@ -124,7 +124,7 @@ public struct InboxJob {
     }
 
     /// The plan for an input; a new file's name counts as taken from the moment it is chosen.
-    private mutating func route(_ input: RouteInput) -> RoutePlan? {
+    mutating func route(_ input: RouteInput) -> RoutePlan? {
         let taken = reserved
         let plan = router.plan(for: input) { taken.contains($0) || FileManager.default.fileExists(atPath: $0) }
         if let plan, plan.mode == .new || plan.mode == .batch { reserved.insert(plan.targetPath) }
@@ -236,8 +236,7 @@ public struct InboxJob {
             let window = config.rules[plan.ruleNumber - 1].batchWindowSeconds
             if let open = batches[plan.rule], now.timeIntervalSince(open.last) <= window { target = open.target }
         }
-        let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
-        guard PathSafety.isInside(target, root: config.library.root), !PathSafety.isInside(target, root: engineFolder) else {
+        guard PathSafety.isTarget(target, inLibrary: config.library.root) else {
             return group.map {
                 quarantine($0.path, $0.relativePath, plan.rule,
                            reason: "target \(target) would be outside the library \(config.library.root) (a symlinked folder?)")

@@ -37,4 +37,10 @@ public enum PathSafety {
     public static func hardLinkReason(links: Int) -> String? {
         links > 1 ? "a hard link (one file with \(links) names, the others elsewhere); only files of their own are read" : nil
     }
+
+    /// A place a target may be: inside the library (every symlink resolved), and not in the
+    /// engine's own `.pdftrapper` folder there.
+    public static func isTarget(_ path: String, inLibrary library: String) -> Bool {
+        isInside(path, root: library) && !isInside(path, root: library + "/" + StateDirectory.libraryFolderName)
+    }
 }

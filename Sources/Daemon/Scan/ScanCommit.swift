@@ -39,9 +39,7 @@ public struct ScanCommit {
         }
         let target = batch.manifest.target!
         let rule = batch.manifest.rule
-        let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
-        if manifest.targetOverride == nil,
-           !PathSafety.isInside(target, root: config.library.root) || PathSafety.isInside(target, root: engineFolder) {
+        if manifest.targetOverride == nil, !PathSafety.isTarget(target, inLibrary: config.library.root) {
             return quarantine(batch, rule: rule, reason: "target \(target) would be outside the library \(config.library.root)")
         }
         let note = "\(label): profile \(manifest.profile) on \(manifest.device)" + (manifest.button.map { ", button \($0)" } ?? "")
@@ -91,13 +89,11 @@ public struct ScanCommit {
             return quarantine(batch, rule: rule, reason: "the batch holds only separator sheets (or blank pages)")
         }
         var targets = batch.manifest.targets ?? []
-        let engineFolder = config.library.root + "/" + StateDirectory.libraryFolderName
         for document in documents.dropFirst(targets.count) {
             let taken = Set(targets)
             guard let plan = plan(batch.manifest, firstPage: batch.pagePaths[0], barcode: document.barcode, taken: taken,
                                  newFile: true),
-                  PathSafety.isInside(plan.targetPath, root: config.library.root),
-                  !PathSafety.isInside(plan.targetPath, root: engineFolder) else {
+                  PathSafety.isTarget(plan.targetPath, inLibrary: config.library.root) else {
                 return quarantine(batch, rule: rule, reason: "no target inside the library \(config.library.root) for \(document.name)")
             }
             targets.append(plan.targetPath)
@@ -111,11 +107,10 @@ public struct ScanCommit {
         }
         CrashPoint.scanCommitted.hit()
         try? batch.remove()
-        let separators = pages.reduce(0) { $0 + $1.separators.count }
         return JobOutcome(input: label, result: .ingested, rule: rule, target: targets[0],
                           pages: documents.reduce(0) { $0 + $1.pageCount },
-                          reason: "split at \(separators) separator sheet\(separators == 1 ? "" : "s") into \(documents.count) "
-                              + "document\(documents.count == 1 ? "" : "s"): \(targets.joined(separator: ", "))", date: now)
+                          reason: SegmentInput.summary(separators: pages.reduce(0) { $0 + $1.separators.count }, targets: targets),
+                          date: now)
     }
 
     /// What earlier runs left in the spool: finished batches go in (once: a batch whose revision
