@@ -31,6 +31,8 @@ let package = Package(
         shim("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
         shim("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         shim("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        // openat2(2) and renameat2(2), which glibc 2.36 does not wrap: the kernel confines paths beneath a folder.
+        shim("CLinux", apt: "linux-libc-dev"),
 
         // Adapters: each owns its C handles and maps C errors to Swift errors.
         .target(name: "Scanning", dependencies: ["TrapperCore", "CSane"]),
@@ -38,7 +40,7 @@ let package = Package(
         .target(name: "PDFAccess", dependencies: ["TrapperCore", "CQPDF", "CPoppler", "CZlib"]),
         .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract", "CZbar"]),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
-        .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
+        .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
 
         .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning"]),
 

@@ -336,8 +336,10 @@ public final class InboxDaemon {
             + "change it decides where every page goes; chmod go-w it"
     }
 
+    /// The daemon's store writes only beneath the configured folders (ConfinedFolders).
     static func openStore(_ config: Config) throws -> TargetStore {
-        try TargetStore(state: StateDirectory.forLibrary(config), decoder: FlateStreamDecoder()) { path in
+        try TargetStore(state: StateDirectory.forLibrary(config), decoder: FlateStreamDecoder(),
+                        folders: try ConfinedFolders.daemon(config)) { path in
             let report = try PDFRewriter.repair(path: path)
             return "\(path): damaged; repaired by a full rewrite (\(report.bytesBefore) -> \(report.bytesAfter) bytes)"
         }

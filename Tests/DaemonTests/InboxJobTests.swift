@@ -29,9 +29,9 @@ import TrapperCore
                 """ + rules
             try scratch.write("config.toml", text)
             config = try ConfigParser.parse(Array(text.utf8), file: scratch.path + "/config.toml", environment: [:])
-            store = try TargetStore(state: StateDirectory(path: config.daemon.stateDir), decoder: FlateStreamDecoder()) {
-                _ in "no repair in these tests"
-            }
+            // Confined as the daemon's store is: every write beneath a configured folder.
+            store = try TargetStore(state: StateDirectory(path: config.daemon.stateDir), decoder: FlateStreamDecoder(),
+                                    folders: try ConfinedFolders.daemon(config)) { _ in "no repair in these tests" }
             job = InboxJob(config: config, store: store, instance: "test")
         }
 

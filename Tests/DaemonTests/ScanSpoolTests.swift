@@ -31,7 +31,8 @@ import Testing
         _ = try scratch.write("state/scans/\(batch.manifest.id)/batch.json.tmp-4242", "{")
         _ = try scratch.write("state/scans/\(batch.manifest.id)/.dat.nosync1234", "x")
         let quarantine = scratch.path + "/quarantine"
-        ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: quarantine, rule: nil, reason: "cut short")
+        ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: quarantine, rule: nil, reason: "cut short",
+                             folders: try ConfinedFolders([scratch.path + "/state", quarantine]))
         let moved = try FileManager.default.contentsOfDirectory(atPath: quarantine + "/" + batch.manifest.name).sorted()
         let pages = batch.manifest.pages
         #expect(moved == [pages[0], pages[0] + ".why.txt", pages[1], pages[1] + ".why.txt"])

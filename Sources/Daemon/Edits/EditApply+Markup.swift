@@ -44,7 +44,7 @@ extension EditApply {
                 throw EditApplyError("\(path) exists already; extract makes a new file (put {seq} in the template for a free name)")
             }
             guard path.lowercased().hasSuffix(".pdf"), path != script.target,
-                  PathSafety.isTarget(path, inLibrary: libraryRoot) else {
+                  ConfinedFolders.isTarget(path, inLibrary: libraryRoot) else {
                 throw EditApplyError("\(path) is not a PDF below the library \(libraryRoot)")
             }
             extracts.append((path, pages, selection))

@@ -18,6 +18,9 @@ public struct EditJob {
     }
 
     public static let doneFolderName = "done"
+    static let reportSuffix = ".report.json", errorSuffix = ".error.txt"
+    /// The store's confinement: the daemon's configured folders (anywhere, for `apply`).
+    var folders: ConfinedFolders { store.folders }
     public static let failedFolderName = "failed"
     /// Scripts are small; anything larger is refused before it is parsed.
     public static let maximumBytes = 1 << 20
@@ -68,8 +71,8 @@ public struct EditJob {
         do {
             let bytes = try read(path)
             let script = try EditScriptParser.parse(bytes, file: shown, libraryRoot: config.library.root)
-            guard PathSafety.isTarget(script.target, inLibrary: config.library.root) else {
-                throw EditApplyError("target \(script.target) is outside the library \(config.library.root) (a symlinked folder?)")
+            guard ConfinedFolders.isTarget(script.target, inLibrary: config.library.root) else {
+                throw EditApplyError("target \(script.target) is outside the library \(config.library.root)")
             }
             let name = (relativePath as NSString).lastPathComponent
             let digest = FileDigest.sha256(bytes)
@@ -94,26 +97,16 @@ public struct EditJob {
     /// Moves a script from the edits folder into this daemon's claims; a script already there
     /// (left by a run that stopped) stays, with the moment it was claimed (its change time).
     private func claim(_ path: String, _ relativePath: String) throws(Durable.Failure) -> (String, Date?) {
-        var status = stat()
         if path.hasPrefix(claims + "/") {
-            guard lstat(path, &status) == 0 else { throw Durable.Failure(step: "stat", path: path, code: errno) }
+            guard let status = folders.status(path) else { throw Durable.Failure(step: "stat", path: path, code: ENOENT) }
             return (path, Date(timeIntervalSince1970: Double(status.st_ctim.tv_sec) - 1))
         }
-        let claimed = claims + "/" + relativePath
-        try Durable.makeFolder((claimed as NSString).deletingLastPathComponent)
-        guard rename(path, claimed) == 0 else { throw Durable.Failure(step: "claim", path: path, code: errno) }
-        return (claimed, nil)
+        return (try folders.move(path, to: claims + "/" + relativePath, durable: false), nil)
     }
 
     /// Scripts that an earlier run claimed and did not file, oldest first.
     public func leftClaims() -> [(path: String, relativePath: String)] {
-        let found = FileManager.default.enumerator(atPath: claims)?.compactMap { $0 as? String } ?? []
-        return found.sorted().compactMap { relativePath in
-            var status = stat()
-            let path = claims + "/" + relativePath
-            guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { return nil }
-            return (path, relativePath)
-        }
+        folders.files(below: claims).map { (claims + "/" + $0, $0) }
     }
 
     /// The revision this script made, if the target has one from after `moment` naming it.
@@ -129,25 +122,40 @@ public struct EditJob {
     }
 
     private func read(_ path: String) throws -> [UInt8] {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+        guard let status = folders.status(path) else { throw Durable.Failure(step: "read", path: path, code: ENOENT) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
             throw EditApplyError("not a regular file (a link, folder, FIFO or socket); scripts must be plain files")
         }
-        if let reason = PathSafety.hardLinkReason(links: (attributes[.referenceCount] as? NSNumber)?.intValue ?? 1) {
-            throw EditApplyError(reason)
-        }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        if let reason = InputFiles.hardLinkReason(links: Int(status.st_nlink)) { throw EditApplyError(reason) }
         let limit = min(Self.maximumBytes, config.limits.maxScriptBytes)
-        guard size <= limit else {
-            throw EditApplyError("\(size) bytes; an edit script may have at most \(limit) bytes (limits.max_script_size)")
+        guard status.st_size <= limit else {
+            throw EditApplyError("\(status.st_size) bytes; an edit script may have at most \(limit) bytes (limits.max_script_size)")
         }
-        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let data = folders.read(path) else { throw Durable.Failure(step: "read", path: path, code: EIO) }
+        return Array(data)
     }
 
     /// done/ or failed/, keeping the script's path below the edits folder, with its report or errors.
     private func fileAway(_ path: String, _ relativePath: String, _ outcome: Outcome, seconds: Double, now: Date) -> String? {
         let folder = config.edits.path + "/" + (outcome.applied == nil ? Self.failedFolderName : Self.doneFolderName)
-        guard let placed = try? FolderMoves.move(path, to: folder + "/" + relativePath) else { return nil }
+        let reserve = max(Self.reportSuffix.utf8.count, Self.errorSuffix.utf8.count)
+        var outcome = outcome
+        let placed: String
+        if folders.status(path).map({ $0.st_mode & S_IFMT == S_IFLNK }) == true {
+            // A link is never kept (a later move into it would follow): removed, its note stays.
+            let pointed = folders.linkTarget(path) ?? "?"
+            guard (try? folders.remove(path)) != nil else { return nil }
+            outcome.problems.append("the link (to \(pointed)) was removed, not kept")
+            placed = folder + "/" + FileName.fitted(Quarantine.folded(relativePath), reserve: reserve)
+        } else if let moved = try? folders.move(path, to: folder + "/" + relativePath, reserve: reserve) {
+            placed = moved
+        } else {
+            // A folder on the way leads outside the edits folder (a link placed there): at the top.
+            guard let moved = try? folders.move(path, to: folder + "/" + Quarantine.folded(relativePath), reserve: reserve) else {
+                return nil
+            }
+            placed = moved
+        }
         if let applied = outcome.applied {
             let report: [String: Any] = [
                 "script": relativePath, "target": applied.target, "revision": applied.revision,
@@ -155,10 +163,10 @@ public struct EditJob {
                 "date": ISO8601DateFormatter().string(from: now), "extracted": applied.extracted,
             ]
             if let data = try? JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys]) {
-                try? Durable.replace(placed + ".report.json", with: data)
+                try? folders.replace(placed + Self.reportSuffix, with: data)
             }
         } else {
-            try? Durable.replace(placed + ".error.txt", with: Data((outcome.problems.joined(separator: "\n") + "\n").utf8))
+            try? folders.replace(placed + Self.errorSuffix, with: Data((outcome.problems.joined(separator: "\n") + "\n").utf8))
         }
         return placed
     }

@@ -12,28 +12,31 @@ public struct SignatureLibrary {
     /// A signature is a small file; anything larger is refused unread.
     public static let maximumBytes = 8 << 20
 
-    public init(folder: String) { self.folder = folder }
+    /// The signatures folder is read beneath its own descriptor: a link in it leads nowhere.
+    let root: FolderRoot?
+
+    public init(folder: String) {
+        self.folder = folder
+        self.root = try? FolderRoot(folder)
+    }
 
     public func load(_ name: String) throws -> SignatureArt {
+        guard let root else { throw EditApplyError("the signatures folder \(folder) cannot be opened") }
         let candidates = Self.extensions.map { "\(folder)/\(name).\($0)" }
-        guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+        guard let path = candidates.first(where: { root.exists($0) }), let status = root.status(path) else {
             throw EditApplyError("no saved signature \"\(name)\" in \(folder) (\(available()))")
         }
-        guard PathSafety.isInside(path, root: folder) else {
-            throw EditApplyError("signature \(path) is a link or lies outside \(folder); signatures must be plain files there")
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw EditApplyError("signature \(path) is a link or not a regular file; signatures must be plain files there")
         }
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
-            throw EditApplyError("signature \(path) is not a regular file")
-        }
-        if let reason = PathSafety.hardLinkReason(links: (attributes[.referenceCount] as? NSNumber)?.intValue ?? 1) {
+        if let reason = InputFiles.hardLinkReason(links: Int(status.st_nlink)) {
             throw EditApplyError("signature \(path) is \(reason)")
         }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= Self.maximumBytes else {
-            throw EditApplyError("signature \(path) is \(size) bytes, more than the limit of \(Self.maximumBytes)")
+        guard status.st_size <= Self.maximumBytes else {
+            throw EditApplyError("signature \(path) is \(status.st_size) bytes, more than the limit of \(Self.maximumBytes)")
         }
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let data = root.read(path) else { throw EditApplyError("signature \(path) cannot be read") }
+        let bytes = Array(data)
         if path.hasSuffix(".png") {
             do {
                 let header = try PNGFile(bytes)

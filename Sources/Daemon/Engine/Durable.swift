@@ -8,8 +8,37 @@ public enum Durable {
         public var step: String
         public var path: String
         public var code: Int32
+        /// The configured folder that `path` would have left (through a symlink, or by its spelling).
+        public var outside: String?
 
-        public var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
+        public init(step: String, path: String, code: Int32, outside: String? = nil) {
+            self.step = step
+            self.path = path
+            self.code = code
+            self.outside = outside
+        }
+
+        public var description: String {
+            if let outside { return "\(step) \(path): leads outside \(outside) (through a symbolic link, or by its name); refused" }
+            return "\(step) \(path): \(String(cString: strerror(code)))"
+        }
+
+        /// Trying again cannot help: the name is too long, or the path leads outside its folder.
+        public var isPermanent: Bool { outside != nil || code == ENAMETOOLONG || code == ELOOP }
+    }
+
+    /// Writes all of `bytes` to `fd`; 0, or the errno of the write that failed.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += count
+        }
+        return 0
     }
 
     /// Flushes a folder's entries (a rename or a new name in it) to disk.

@@ -9,8 +9,11 @@ public enum EngineError: Error, CustomStringConvertible {
     case damaged(target: String, reason: String)
     /// An input could not be read or is not what it claims to be.
     case badInput(name: String, reason: String)
-    /// The state folder or the target could not be written.
+    /// The state folder or the target could not be written: worth a retry (a full disk, say).
     case io(Durable.Failure)
+    /// Could not be written, and trying again cannot help: the path leads outside its configured
+    /// folder, or a name is too long.
+    case permanent(Durable.Failure)
     case unreadable(target: String, reason: String)
     /// Undo or redo cannot proceed, and why.
     case refused(target: String, reason: String)
@@ -20,7 +23,7 @@ public enum EngineError: Error, CustomStringConvertible {
         case .encrypted(let target): "\(target): encrypted; PDFTrapper does not append to encrypted PDFs"
         case .damaged(let target, let reason): "\(target): damaged and not repairable: \(reason)"
         case .badInput(let name, let reason): "\(name): \(reason)"
-        case .io(let failure): failure.description
+        case .io(let failure), .permanent(let failure): failure.description
         case .unreadable(let target, let reason): "\(target): \(reason)"
         case .refused(let target, let reason): "\(target): \(reason)"
         }
@@ -31,15 +34,21 @@ public enum EngineError: Error, CustomStringConvertible {
     static func from(_ error: any Error, target: String) -> EngineError {
         switch error {
         case let error as EngineError: error
-        case let error as Durable.Failure: .io(error)
+        case let error as Durable.Failure: .writing(error)
         default: .unreadable(target: target, reason: "\(error)")
         }
+    }
+
+    /// A failed write: retried later, unless it can never succeed.
+    static func writing(_ failure: Durable.Failure) -> EngineError {
+        failure.isPermanent ? .permanent(failure) : .io(failure)
     }
 
     public var exitCode: ExitCode {
         switch self {
         case .encrypted, .damaged, .badInput: .dataError
         case .io: .ioError
+        case .permanent: .cantCreate
         case .unreadable: .noInput
         case .refused: .dataError
         }

@@ -65,6 +65,12 @@ public struct InputFiles: Sendable {
     }
 
     /// "not an image or PDF: starts with ..." in words a person can act on.
+    /// A file with more than one name lives elsewhere too (`ln`, not `cp`): reading it would read
+    /// a file outside the configured folders, so it is refused.
+    public static func hardLinkReason(links: Int) -> String? {
+        links > 1 ? "a hard link (one file with \(links) names, the others elsewhere); only files of their own are read" : nil
+    }
+
     static func describeUnknown(_ head: [UInt8], name: String) -> String {
         if head.isEmpty { return "empty file (0 bytes)" }
         let text = String(decoding: head.prefix(16), as: UTF8.self).filter { $0.isASCII && !$0.isNewline }

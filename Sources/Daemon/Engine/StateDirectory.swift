@@ -21,8 +21,8 @@ public struct StateDirectory: Sendable {
     public var targets: String { path + "/targets" }
     public var locks: String { path + "/locks" }
 
-    public func prepare() throws(Durable.Failure) {
-        for folder in [journal, targets, locks] { try Durable.makeFolder(folder) }
+    public func prepare(in folders: ConfinedFolders) throws(Durable.Failure) {
+        for folder in [journal, targets, locks] { try folders.makeFolder(folder) }
     }
 
     public static func key(for target: String) -> String {

@@ -6,9 +6,8 @@ import Glibc
 public final class TargetLock {
     private let fd: Int32
 
-    public init(_ path: String) throws(Durable.Failure) {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Durable.Failure(step: "open lock", path: path, code: errno) }
+    public init(_ path: String, in folders: ConfinedFolders) throws(Durable.Failure) {
+        fd = try folders.open(path, flags: O_RDWR | O_CREAT, mode: 0o600)
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 let code = errno

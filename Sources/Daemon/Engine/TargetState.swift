@@ -43,11 +43,11 @@ public struct TargetState: Codable, Sendable, Equatable {
         return state
     }
 
-    func save(_ path: String) throws(Durable.Failure) {
+    func save(_ path: String, in folders: ConfinedFolders) throws(Durable.Failure) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         // Encoding plain Codable structs cannot fail.
-        try Durable.replace(path, with: try! encoder.encode(self))
+        try folders.replace(path, with: try! encoder.encode(self))
     }
 }
 

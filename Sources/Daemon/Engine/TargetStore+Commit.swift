@@ -44,15 +44,21 @@ extension TargetStore {
         }
         var repairNote: String?
         let reader: PDFTailReader
+        // A target whose numbering leaves no room for new objects is renumbered by the repair.
+        func checkedTail() throws -> PDFTailReader {
+            let reader = try PDFTailReader(path: target, decoder: decoder)
+            try reader.tail.checkNumberingRoom()
+            return reader
+        }
         do {
-            reader = try PDFTailReader(path: target, decoder: decoder)
+            reader = try checkedTail()
         } catch PDFError.encrypted {
             throw EngineError.encrypted(target: target)
         } catch let error as PDFError where error.needsRepair {
             do {
-                repairNote = try repair(target)
+                repairNote = try repairWhole(target)
                 log.append(repairNote!)
-                reader = try PDFTailReader(path: target, decoder: decoder)
+                reader = try checkedTail()
             } catch {
                 throw EngineError.damaged(target: target, reason: "\(error)")
             }
@@ -64,9 +70,7 @@ extension TargetStore {
         CrashPoint.afterJournal.hit()
         var remembered = false
         do {
-            guard let handle = FileHandle(forWritingAtPath: target) else {
-                throw EngineError.unreadable(target: target, reason: "cannot be opened for writing")
-            }
+            let handle = try openForWriting(target)
             defer { try? handle.close() }
             let output = try PDFFileOutput(handle: handle)
             var writer = try Writer(base: .appending(reader.tail), output: output)
@@ -84,8 +88,18 @@ extension TargetStore {
         } catch {
             // Once the state says the revision is there, it stays (recovery clears the journal).
             // Before that nothing of it may stay: cut back, and forget the journal only if that worked.
-            if !remembered, (try? Durable.truncate(target, to: base)) != nil { try? clearJournal(key) }
+            if !remembered, (try? folders.truncate(target, to: base)) != nil { try? clearJournal(key) }
             throw Self.engineError(error)
+        }
+    }
+
+    /// The target opened for writing below its configured folder (never through a link). A target
+    /// that cannot be opened is an I/O failure naming it and the reason (no space, read-only, ...).
+    func openForWriting(_ target: String) throws(EngineError) -> FileHandle {
+        do {
+            return FileHandle(fileDescriptor: try folders.open(target, flags: O_WRONLY), closeOnDealloc: true)
+        } catch {
+            throw .writing(error)
         }
     }
 
@@ -94,7 +108,7 @@ extension TargetStore {
     static func engineError(_ error: any Error) -> any Error {
         switch error {
         case let error as EngineError: error
-        case let error as Durable.Failure: EngineError.io(error)
+        case let error as Durable.Failure: EngineError.writing(error)
         case let error as CocoaError:
             EngineError.io(Durable.Failure(step: "write", path: error.filePath ?? "",
                                            code: Int32((error.underlying as? POSIXError)?.code.rawValue ?? EIO)))
@@ -107,15 +121,14 @@ extension TargetStore {
     {
         let folder = (target as NSString).deletingLastPathComponent
         let temporary = "\(folder)/.\((target as NSString).lastPathComponent).pdftrapper-\(getpid())"
-        do { try Durable.makeFolder(folder) } catch { throw EngineError.io(error) }
+        do { try folders.makeFolder(folder) } catch { throw EngineError.writing(error) }
         try writeJournal(JournalRecord(kind: .create, target: target, oldLength: 0, temporary: temporary), key)
         CrashPoint.afterJournal.hit()
         var linked = false, remembered = false
         do {
-            guard FileManager.default.createFile(atPath: temporary, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: temporary) else {
-                throw EngineError.io(Durable.Failure(step: "create", path: temporary, code: errno))
-            }
+            try? folders.remove(temporary)
+            let handle = FileHandle(fileDescriptor: try folders.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL),
+                                    closeOnDealloc: true)
             defer { try? handle.close() }
             let output = try PDFFileOutput(handle: handle)
             var writer = try Writer(base: .newFile(version: "1.7"), output: output)
@@ -125,11 +138,9 @@ extension TargetStore {
             try handle.synchronize()
             CrashPoint.afterSync.hit()
             // link(2) refuses to replace a file that appeared meanwhile; rename(2) would not.
-            guard link(temporary, target) == 0 else {
-                throw EngineError.io(Durable.Failure(step: "link", path: target, code: errno))
-            }
+            try folders.link(temporary, to: target)
             linked = true
-            try Durable.remove(temporary)
+            try folders.remove(temporary)
             CrashPoint.afterRename.hit()
             try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record)
             remembered = true
@@ -137,9 +148,9 @@ extension TargetStore {
             try clearJournal(key)
             return Committed(target: target, record: record, base: 0, end: writer.bytesWritten, created: true, repairNote: nil)
         } catch {
-            try? Durable.remove(temporary)
+            try? folders.remove(temporary)
             // A target this revision created goes again unless the state already counts it.
-            let undone = remembered || !linked || (try? Durable.remove(target)) != nil
+            let undone = remembered || !linked || (try? folders.remove(target)) != nil
             if !remembered, undone { try? clearJournal(key) }
             throw Self.engineError(error)
         }
@@ -158,11 +169,11 @@ extension TargetStore {
     /// After a new revision: it is the last write, and what was undone before can no longer be redone.
     private func remember(_ key: String, _ target: String, _ span: TargetState.Span, _ record: RevisionRecord) throws {
         var targetState = TargetState.load(statePath(key), target: target)
-        for undone in targetState.redo { try? FileManager.default.removeItem(atPath: undone.tailFile) }
+        for undone in targetState.redo { try? folders.remove(undone.tailFile) }
         targetState.redo = []
         targetState.lastWrite = span
         if span.base == 0 { targetState.inputs = [] }
         targetState.add(record)
-        try targetState.save(statePath(key))
+        try targetState.save(statePath(key), in: folders)
     }
 }

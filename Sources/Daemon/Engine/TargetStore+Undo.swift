@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TrapperCore
 
 /// Undo cuts the file back to where its last revision began, keeping the cut bytes in the state
@@ -41,13 +42,13 @@ extension TargetStore {
         try saveTail(target, from: record.base, to: length, into: tailFile)
         try writeJournal(JournalRecord(kind: .undo, target: target, oldLength: length, newLength: record.base,
                                        tailFile: tailFile, inputs: record.inputs.map { SHA256.hex($0.sha256) }), key)
-        try Durable.truncate(target, to: record.base)
+        try folders.truncate(target, to: record.base)
         let span = try TargetState.Span(base: record.base, end: length,
                                         sha256: TargetState.Span.read(tailFile, base: 0, end: length - record.base).sha256)
         targetState.redo.append(TargetState.Undone(span: span, tailFile: tailFile))
         targetState.lastWrite = try previousSpan(target, end: record.base)
         targetState.remove(record)
-        try targetState.save(statePath(key))
+        try targetState.save(statePath(key), in: folders)
         try clearJournal(key)
         return record
     }
@@ -69,7 +70,7 @@ extension TargetStore {
         defer {
             // A redo that failed part-way leaves nothing behind.
             if !remembered, fileLength(target).map({ $0 > length }) == true,
-               (try? Durable.truncate(target, to: length)) != nil {
+               (try? folders.truncate(target, to: length)) != nil {
                 try? clearJournal(key)
             }
         }
@@ -78,20 +79,20 @@ extension TargetStore {
             try appendFile(undone.tailFile, to: target)
             let span = try TargetState.Span.read(target, base: undone.span.base, end: undone.span.end)
             guard span == undone.span else {
-                try Durable.truncate(target, to: length)
+                try folders.truncate(target, to: length)
                 throw EngineError.refused(target: target, reason: "the saved revision \(undone.tailFile) is damaged; not redone")
             }
             let reader = try PDFTailReader(path: target, decoder: decoder)
             guard let record = RevisionRecord(trailer: reader.tail.trailer) else {
-                try Durable.truncate(target, to: length)
+                try folders.truncate(target, to: length)
                 throw EngineError.refused(target: target, reason: "redone bytes carry no PDFTrapper record")
             }
             targetState.redo.removeLast()
             targetState.lastWrite = span
             targetState.add(record)
-            try targetState.save(statePath(key))
+            try targetState.save(statePath(key), in: folders)
             remembered = true
-            try FileManager.default.removeItem(atPath: undone.tailFile)
+            try folders.remove(undone.tailFile)
             try clearJournal(key)
             return record
         } catch {
@@ -110,18 +111,14 @@ extension TargetStore {
     }
 
     private func saveTail(_ target: String, from base: Int, to end: Int, into path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw EngineError.io(Durable.Failure(step: "create", path: path, code: EIO))
-        }
+        let handle = FileHandle(fileDescriptor: try folders.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC), closeOnDealloc: true)
         defer { try? handle.close() }
         try Self.copy(PDFFileSource(path: target), from: base, to: end, into: handle)
-        try Durable.syncFolder(state.targets)
+        try folders.syncFolder(state.targets)
     }
 
     private func appendFile(_ path: String, to target: String) throws {
-        guard let handle = FileHandle(forWritingAtPath: target) else {
-            throw EngineError.unreadable(target: target, reason: "cannot be opened for writing")
-        }
+        let handle = try openForWriting(target)
         defer { try? handle.close() }
         try handle.seekToEnd()
         let source = try PDFFileSource(path: path)
@@ -151,14 +148,14 @@ extension TargetStore {
         let result: Result
         do { result = try rewrite(target) } catch { throw .damaged(target: target, reason: "\(error)") }
         let old = TargetState.load(statePath(key), target: target)
-        for undone in old.redo { try? FileManager.default.removeItem(atPath: undone.tailFile) }
+        for undone in old.redo { try? folders.remove(undone.tailFile) }
         // The pages are all still there, so are their inputs; only the revisions are gone.
         var fresh = TargetState(target: target)
         fresh.inputs = old.inputs
         if let length = fileLength(target) {
             fresh.lastWrite = try? TargetState.Span.read(target, base: 0, end: length)
         }
-        do { try fresh.save(statePath(key)) } catch { throw .io(error) }
+        do { try fresh.save(statePath(key), in: folders) } catch { throw .writing(error) }
         return result
     }
 }

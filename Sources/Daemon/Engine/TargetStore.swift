@@ -13,13 +13,23 @@ public final class TargetStore {
     let repair: (String) throws -> String
     /// Lines for the log: repairs, roll-backs.
     public internal(set) var log: [String] = []
+    /// Where the store may write: the daemon's configured folders, or anywhere for a `--to` command.
+    public let folders: ConfinedFolders
 
-    public init(state: StateDirectory, decoder: any PDFStreamDecoding,
+    public init(state: StateDirectory, decoder: any PDFStreamDecoding, folders: ConfinedFolders? = nil,
                 repair: @escaping (String) throws -> String) throws(EngineError) {
         self.state = state
         self.decoder = decoder
         self.repair = repair
-        do { try state.prepare() } catch { throw .io(error) }
+        do throws(Durable.Failure) {
+            if let folders { self.folders = folders } else { self.folders = try .anywhere() }
+            try state.prepare(in: self.folders)
+        } catch { throw .writing(error) }
+    }
+
+    /// Rewrites a damaged target through `repair`, its folder pinned (a swap cannot redirect qpdf).
+    func repairWhole(_ target: String) throws -> String {
+        try folders.pinned(target) { pinned in try repair(pinned).replacingOccurrences(of: pinned, with: target) }
     }
 
     func journalPath(_ key: String) -> String { "\(state.journal)/\(key).json" }
@@ -29,7 +39,7 @@ public final class TargetStore {
     func lock(_ target: String) throws(EngineError) -> (TargetLock, String) {
         let key = StateDirectory.key(for: target)
         let lock: TargetLock
-        do { lock = try TargetLock("\(state.locks)/\(key).lock") } catch { throw .io(error) }
+        do { lock = try TargetLock("\(state.locks)/\(key).lock", in: folders) } catch { throw .writing(error) }
         try recover(key)
         return (lock, key)
     }
@@ -68,11 +78,11 @@ public final class TargetStore {
 
     func writeJournal(_ record: JournalRecord, _ key: String) throws(EngineError) {
         // Encoding plain Codable structs cannot fail.
-        do { try Durable.replace(journalPath(key), with: try! JSONEncoder().encode(record)) } catch { throw .io(error) }
+        do { try folders.replace(journalPath(key), with: try! JSONEncoder().encode(record)) } catch { throw .writing(error) }
     }
 
     func clearJournal(_ key: String) throws(EngineError) {
-        do { try Durable.remove(journalPath(key)) } catch { throw .io(error) }
+        do { try folders.remove(journalPath(key)) } catch { throw .writing(error) }
     }
 
     /// Brings a target back to a whole revision after a crash: forward when the state shows the
@@ -87,14 +97,14 @@ public final class TargetStore {
             case .append:
                 let finished = targetState.lastWrite.map { $0.base == record.oldLength && $0.end == length } ?? false
                 if !finished, let length, length > record.oldLength {
-                    try Durable.truncate(target, to: record.oldLength)
+                    try folders.truncate(target, to: record.oldLength)
                     log.append("\(target): rolled back an unfinished revision (\(length - record.oldLength) bytes)")
                 }
             case .create:
                 let finished = targetState.lastWrite.map { $0.base == 0 && $0.end == length } ?? false
-                if let temporary = record.temporary { try Durable.remove(temporary) }
+                if let temporary = record.temporary { try folders.remove(temporary) }
                 if !finished, length != nil {
-                    try Durable.remove(target)
+                    try folders.remove(target)
                     log.append("\(target): removed a new file whose first revision did not finish")
                 }
             case .undo:
@@ -106,7 +116,7 @@ public final class TargetStore {
                         tailFile: tailFile))
                     targetState.lastWrite = try previousSpan(target, end: newLength)
                     targetState.inputs = (targetState.inputs ?? []).subtracting(record.inputs ?? [])
-                    try targetState.save(statePath(key))
+                    try targetState.save(statePath(key), in: folders)
                     log.append("\(target): finished an interrupted undo")
                 }
             }

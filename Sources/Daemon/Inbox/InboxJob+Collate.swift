@@ -19,7 +19,7 @@ extension InboxJob {
 
     func held(_ rule: String) -> (held: Held, path: String)? {
         let folder = heldFolder(rule)
-        guard let data = FileManager.default.contents(atPath: folder + "/held.json"),
+        guard let data = folders.read(folder + "/held.json"),
               let held = try? JSONDecoder().decode(Held.self, from: data) else { return nil }
         return (held, folder + "/file/" + held.relativePath)
     }
@@ -42,8 +42,8 @@ extension InboxJob {
         }
         let folder = heldFolder(rule.name)
         do {
-            _ = try FolderMoves.move(input.path, to: folder + "/file/" + input.relativePath)
-            try Durable.replace(folder + "/held.json", with: try JSONEncoder().encode(Held(relativePath: input.relativePath, arrived: now)))
+            _ = try folders.move(input.path, to: folder + "/file/" + input.relativePath)
+            try folders.replace(folder + "/held.json", with: try JSONEncoder().encode(Held(relativePath: input.relativePath, arrived: now)))
         } catch {
             return outcomes + [JobOutcome(input: input.relativePath, result: .retryLater, rule: rule.name, reason: "\(error)", date: now)]
         }
@@ -66,15 +66,18 @@ extension InboxJob {
     }
 
     private func heldPlan(_ path: String, _ relativePath: String, now: Date) -> RoutePlan? {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return nil }
-        return config.router().plan(for: Self.routeInput(path, relativePath, status, now)) { FileManager.default.fileExists(atPath: $0) }
+        guard let status = folders.status(path) else { return nil }
+        let folders = self.folders
+        return config.router().plan(for: Self.routeInput(path, relativePath, status, now)) { folders.exists($0) }
     }
 
-    private func clearHeld(_ rule: String) { try? Durable.remove(heldFolder(rule) + "/held.json") }
+    private func clearHeld(_ rule: String) { try? folders.remove(heldFolder(rule) + "/held.json") }
 
     private mutating func ingestPair(front: Claimed, back: Claimed, now: Date) -> [JobOutcome] {
         let plan = front.plan
+        if let reason = outsideLibrary(plan.targetPath) {
+            return [front, back].map { quarantine($0.path, $0.relativePath, plan.rule, reason: reason) }
+        }
         let fronts: any InputDocument, backs: any InputDocument
         do { fronts = try inputs.open(front.path, steps: plan.steps) } catch {
             return [quarantine(front.path, front.relativePath, plan.rule, reason: error.description)] + collate(back, now: now)
@@ -101,6 +104,9 @@ extension InboxJob {
     }
 
     private mutating func ingestAlone(_ input: Claimed, reason: String, now: Date) -> [JobOutcome] {
+        if let outside = outsideLibrary(input.plan.targetPath) {
+            return [quarantine(input.path, input.relativePath, input.plan.rule, reason: outside)]
+        }
         do {
             let document = try inputs.open(input.path, steps: input.plan.steps)
             let committed = try Ingest.run([document], into: input.plan.targetPath, store: store, date: now)

@@ -22,21 +22,20 @@ extension InboxJob {
 
     /// The targets written down for a claimed input, in document order; empty when none are.
     func splitTargets(_ relativePath: String) -> [String] {
-        guard let data = FileManager.default.contents(atPath: splitManifestPath(relativePath)),
+        guard let data = folders.read(splitManifestPath(relativePath)),
               let manifest = try? JSONDecoder().decode(SplitManifest.self, from: data), manifest.input == relativePath else { return [] }
         return manifest.targets
     }
 
     /// Split manifests whose input is no longer among the claims (it was finished, or went back).
     func removeStaleSplitManifests() {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] where name.hasSuffix(Self.splitSuffix) {
+        for name in folders.names(in: manifestFolder) ?? [] where name.hasSuffix(Self.splitSuffix) {
             let path = manifestFolder + "/" + name
-            guard let data = FileManager.default.contents(atPath: path),
-                  let manifest = try? JSONDecoder().decode(SplitManifest.self, from: data) else {
-                try? FileManager.default.removeItem(atPath: path)
+            guard let data = folders.read(path), let manifest = try? JSONDecoder().decode(SplitManifest.self, from: data) else {
+                try? folders.remove(path)
                 continue
             }
-            if !FileManager.default.fileExists(atPath: claims + "/" + manifest.input) { try? FileManager.default.removeItem(atPath: path) }
+            if !folders.exists(claims + "/" + manifest.input) { try? folders.remove(path) }
         }
     }
 
@@ -51,8 +50,7 @@ extension InboxJob {
         let documents = SegmentInput.split([document], label: document.name)
         // The name routing kept for the whole input goes to its first document (or another).
         reserved.remove(plan.targetPath)
-        var status = stat()
-        lstat(input.path, &status)
+        let status = folders.status(input.path) ?? stat()
         let routeInput = Self.routeInput(input.path, input.relativePath, status, now)
         var targets = splitTargets(input.relativePath)
         for segment in documents.dropFirst(targets.count) {
@@ -63,13 +61,11 @@ extension InboxJob {
             }
             targets.append(partPlan.targetPath)
         }
-        if let outside = targets.first(where: { !PathSafety.isTarget($0, inLibrary: config.library.root) }) {
-            return [quarantine(input.path, input.relativePath, plan.rule,
-                               reason: "target \(outside) would be outside the library \(config.library.root) (a symlinked folder?)")]
+        if let reason = targets.lazy.compactMap(outsideLibrary).first {
+            return [quarantine(input.path, input.relativePath, plan.rule, reason: reason)]
         }
         do {
-            try Durable.makeFolder(manifestFolder)
-            try Durable.replace(splitManifestPath(input.relativePath),
+            try folders.replace(splitManifestPath(input.relativePath),
                                 with: JSONEncoder().encode(SplitManifest(input: input.relativePath, targets: targets)))
         } catch {
             return [JobOutcome(input: input.relativePath, result: .retryLater, rule: plan.rule, reason: "\(error)", date: now)]
@@ -102,7 +98,7 @@ extension InboxJob {
                                  pages: document.pageCount,
                                  reason: SegmentInput.summary(separators: document.separators.count, targets: targets), date: now)
         let finished = finish(input, outcome: &outcome)
-        try? FileManager.default.removeItem(atPath: splitManifestPath(input.relativePath))
+        try? folders.remove(splitManifestPath(input.relativePath))
         return [finished]
     }
 }

@@ -24,6 +24,10 @@ public struct InboxJob {
 
     public static let claimsFolderName = ".pdftrapper-claims"
 
+    /// Every move, note and manifest goes through the store's confinement: the daemon's configured
+    /// folders, resolved beneath their descriptors.
+    var folders: ConfinedFolders { store.folders }
+
     public init(config: Config, store: TargetStore, instance: String) {
         self.config = config
         self.store = store
@@ -94,14 +98,13 @@ public struct InboxJob {
     private mutating func claim(_ arrival: Arrival, now: Date) -> Claim {
         let (path, relativePath) = (arrival.path, arrival.relativePath)
         guard !relativePath.hasPrefix(Self.claimsFolderName) else { return .nothing }
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return .nothing }
+        guard let status = folders.status(path) else { return .nothing }
         let identity = Self.identity(path, status)
         if leftAlone.contains(identity) { return .nothing }
         guard arrival.isRegularFile, status.st_mode & S_IFMT == S_IFREG else {
             return .done(quarantineUnclaimed(path, relativePath, reason: Self.describe(status.st_mode)))
         }
-        if let reason = PathSafety.hardLinkReason(links: Int(status.st_nlink)) {
+        if let reason = InputFiles.hardLinkReason(links: Int(status.st_nlink)) {
             return .done(quarantineUnclaimed(path, relativePath, reason: reason))
         }
         let input = Self.routeInput(path, relativePath, status, now)
@@ -109,24 +112,22 @@ public struct InboxJob {
             leftAlone.insert(identity)
             return .done(JobOutcome(input: relativePath, result: .noRule, date: now))
         }
-        let claimed = claims + "/" + relativePath
+        // The claim: whoever renames it first has it; for everyone else the file is gone. A claim of
+        // the same name still waiting (for a retry) is never replaced: this one is numbered.
         do {
-            try Durable.makeFolder((claimed as NSString).deletingLastPathComponent)
+            let claimed = try folders.move(path, to: claims + "/" + relativePath, durable: false)
+            return .claimed(Claimed(path: claimed, relativePath: relativePath, plan: plan))
         } catch {
-            return .done(JobOutcome(input: relativePath, result: .retryLater, rule: plan.rule, reason: "\(error)", date: now))
+            return .done(JobOutcome(input: relativePath, result: error.code == ENOENT ? .takenElsewhere : .retryLater,
+                                    rule: plan.rule, reason: "\(error)", date: now))
         }
-        // The claim: whoever renames it first has it; for everyone else the file is gone.
-        guard rename(path, claimed) == 0 else {
-            return .done(JobOutcome(input: relativePath, result: errno == ENOENT ? .takenElsewhere : .retryLater,
-                                    rule: plan.rule, reason: String(cString: strerror(errno)), date: now))
-        }
-        return .claimed(Claimed(path: claimed, relativePath: relativePath, plan: plan))
     }
 
     /// The plan for an input; a new file's name counts as taken from the moment it is chosen.
     mutating func route(_ input: RouteInput) -> RoutePlan? {
         let taken = reserved
-        let plan = router.plan(for: input) { taken.contains($0) || FileManager.default.fileExists(atPath: $0) }
+        let folders = self.folders
+        let plan = router.plan(for: input) { taken.contains($0) || folders.exists($0) }
         if let plan, plan.mode == .new || plan.mode == .batch { reserved.insert(plan.targetPath) }
         return plan
     }
@@ -149,8 +150,7 @@ public struct InboxJob {
         let file = manifestFolder + "/" + UUID().uuidString + ".txt"
         let lines = ([target] + group.map(\.relativePath)).joined(separator: "\n") + "\n"
         do {
-            try Durable.makeFolder(manifestFolder)
-            try Durable.replace(file, with: Data(lines.utf8))
+            try folders.replace(file, with: Data(lines.utf8))
             return file
         } catch {
             return nil
@@ -160,8 +160,8 @@ public struct InboxJob {
     /// Relative path of a claimed input → the target written down for it.
     private var manifests: [String: String] {
         var pinned: [String: String] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] where !name.hasSuffix(Self.splitSuffix) {
-            guard let text = try? String(contentsOfFile: manifestFolder + "/" + name, encoding: .utf8) else { continue }
+        for name in folders.names(in: manifestFolder) ?? [] where !name.hasSuffix(Self.splitSuffix) {
+            guard let data = folders.read(manifestFolder + "/" + name), let text = String(data: data, encoding: .utf8) else { continue }
             let lines = text.split(separator: "\n").map(String.init)
             for input in lines.dropFirst() { pinned[input] = lines.first }
         }
@@ -172,20 +172,19 @@ public struct InboxJob {
     /// for them if there is one, with duplicates always skipped (the previous run may have ingested
     /// them just before it stopped).
     public mutating func recoverClaims(now: Date = Date()) -> [JobOutcome] {
-        guard let found = FileManager.default.enumerator(atPath: claims) else { return [] }
+        let found = folders.files(below: claims)
         var outcomes: [JobOutcome] = []
         var claimed: [Claimed] = []
         let manifests = self.manifests
         reserved = []
-        for case let relativePath as String in found {
+        for relativePath in found {
             guard !relativePath.hasPrefix(Self.manifestFolderName), !relativePath.hasPrefix(Self.heldFolderName) else { continue }
             let path = claims + "/" + relativePath
-            var status = stat()
-            guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { continue }
+            guard let status = folders.status(path) else { continue }
             let input = Self.routeInput(path, relativePath, status, now)
             guard let plan = manifests[relativePath].map({ pinned(input, to: $0) }) ?? route(input) else {
                 // The config changed since: back to the inbox, where the rules will find it (or not).
-                _ = try? FolderMoves.move(path, to: config.inbox.path + "/" + relativePath)
+                _ = try? folders.move(path, to: config.inbox.path + "/" + relativePath)
                 outcomes.append(JobOutcome(input: relativePath, result: .noRule, date: now))
                 continue
             }
@@ -194,8 +193,8 @@ public struct InboxJob {
         outcomes += process(claimed, recovering: true, now: now)
         // What is written down is used up: every input it named is finished or back in the inbox.
         // A split input's targets stay written down while it waits among the claims for another try.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: manifestFolder)) ?? [] where !name.hasSuffix(Self.splitSuffix) {
-            try? FileManager.default.removeItem(atPath: manifestFolder + "/" + name)
+        for name in folders.names(in: manifestFolder) ?? [] where !name.hasSuffix(Self.splitSuffix) {
+            try? folders.remove(manifestFolder + "/" + name)
         }
         removeStaleSplitManifests()
         return outcomes
@@ -236,11 +235,8 @@ public struct InboxJob {
             let window = config.rules[plan.ruleNumber - 1].batchWindowSeconds
             if let open = batches[plan.rule], now.timeIntervalSince(open.last) <= window { target = open.target }
         }
-        guard PathSafety.isTarget(target, inLibrary: config.library.root) else {
-            return group.map {
-                quarantine($0.path, $0.relativePath, plan.rule,
-                           reason: "target \(target) would be outside the library \(config.library.root) (a symlinked folder?)")
-            }
+        if let reason = outsideLibrary(target) {
+            return group.map { quarantine($0.path, $0.relativePath, plan.rule, reason: reason) }
         }
         var outcomes: [JobOutcome] = []
         var ready: [(input: Claimed, document: any InputDocument)] = []
@@ -263,7 +259,7 @@ public struct InboxJob {
             }
         }
         let manifest = ready.isEmpty ? nil : writeManifest(ready.map(\.input), target: target)
-        defer { if let manifest { try? FileManager.default.removeItem(atPath: manifest) } }
+        defer { if let manifest { try? folders.remove(manifest) } }
         while !ready.isEmpty {
             do {
                 let committed = try Ingest.run(ready.map(\.document), into: target, at: plan.mode == .prepend ? .front : .end,
@@ -300,6 +296,13 @@ public struct InboxJob {
         return outcomes
     }
 
+    /// Why `target` may not be written, when its name puts it outside the library or in the engine's
+    /// own folder there. (A symlink on the way is refused when the store opens it, beneath the library.)
+    func outsideLibrary(_ target: String) -> String? {
+        ConfinedFolders.isTarget(target, inLibrary: config.library.root) ? nil
+            : "target \(target) would be outside the library \(config.library.root)"
+    }
+
     /// After its pages are durable (or found already there): the original is archived, deleted or kept.
     mutating func finish(_ input: Claimed, outcome: inout JobOutcome) -> JobOutcome {
         if input.plan.original == .keep { return keep(input.path, input.relativePath, outcome) }
@@ -313,20 +316,19 @@ public struct InboxJob {
         var failure: String?
         switch plan.original {
         case .archive:
-            if let archive = plan.archivePath, PathSafety.isInside(archive, root: config.inbox.archive) {
-                do { _ = try FolderMoves.move(claimed, to: archive) } catch { failure = "archiving failed: \(error)" }
+            if let archive = plan.archivePath, FolderRoot.relative(archive, to: config.inbox.archive) != nil {
+                do { _ = try folders.move(claimed, to: archive) } catch { failure = "archiving failed: \(error)" }
             } else {
                 failure = "the archive path would be outside \(config.inbox.archive)"
             }
         case .delete:
-            do { try Durable.remove(claimed) } catch { failure = "deleting failed: \(error)" }
+            do { try folders.remove(claimed) } catch { failure = "deleting failed: \(error)" }
         case .keep:
             break
         }
         if let failure {
             let where_ = outcome.target.map { "its pages are in \($0)" } ?? "its pages are in the target"
-            _ = try? Quarantine(folder: config.inbox.quarantine).put(claimed, relativePath: relativePath,
-                                                                     reason: "\(where_); \(failure)", rule: plan.rule)
+            _ = try? quarantineFolder.put(claimed, relativePath: relativePath, reason: "\(where_); \(failure)", rule: plan.rule)
             outcome.reason = failure
         }
         return outcome
@@ -335,36 +337,36 @@ public struct InboxJob {
     /// `original = "keep"`: back where it was, and remembered so that seeing it again is no new job.
     private mutating func keep(_ claimed: String, _ relativePath: String, _ outcome: JobOutcome) -> JobOutcome {
         let back = config.inbox.path + "/" + relativePath
-        guard let placed = try? FolderMoves.move(claimed, to: back) else { return outcome }
-        var status = stat()
-        if lstat(placed, &status) == 0 {
+        guard let placed = try? folders.move(claimed, to: back) else { return outcome }
+        if let status = folders.status(placed) {
             leftAlone.insert(Self.identity(placed, status))
         }
         return outcome
     }
 
+    var quarantineFolder: Quarantine { Quarantine(folder: config.inbox.quarantine, folders: folders) }
+
     func quarantine(_ claimed: String, _ relativePath: String, _ rule: String?, reason: String) -> JobOutcome {
         do {
-            try Quarantine(folder: config.inbox.quarantine).put(claimed, relativePath: relativePath, reason: reason, rule: rule)
+            try quarantineFolder.put(claimed, relativePath: relativePath, reason: reason, rule: rule)
             return JobOutcome(input: relativePath, result: .quarantined, rule: rule, reason: reason)
         } catch {
             return JobOutcome(input: relativePath, result: .retryLater, rule: rule, reason: "\(reason); quarantine failed: \(error)")
         }
     }
 
-    /// Links, FIFOs, sockets and devices are never followed or read: claimed as they are, then quarantined.
+    /// Links, FIFOs, sockets and devices are never followed or read: a link is removed where it is
+    /// (only its note goes to the quarantine); the others are claimed as they are, then quarantined.
     private func quarantineUnclaimed(_ path: String, _ relativePath: String, reason: String) -> JobOutcome {
-        let claimed = claims + "/" + relativePath
+        if folders.status(path).map({ $0.st_mode & S_IFMT == S_IFLNK }) == true {
+            return quarantine(path, relativePath, nil, reason: reason)
+        }
         do {
-            try Durable.makeFolder((claimed as NSString).deletingLastPathComponent)
+            let claimed = try folders.move(path, to: claims + "/" + relativePath, durable: false)
+            return quarantine(claimed, relativePath, nil, reason: reason)
         } catch {
-            return JobOutcome(input: relativePath, result: .retryLater, reason: "\(error)")
+            return JobOutcome(input: relativePath, result: error.code == ENOENT ? .takenElsewhere : .retryLater, reason: "\(error)")
         }
-        guard rename(path, claimed) == 0 else {
-            return JobOutcome(input: relativePath, result: errno == ENOENT ? .takenElsewhere : .retryLater,
-                              reason: String(cString: strerror(errno)))
-        }
-        return quarantine(claimed, relativePath, nil, reason: reason)
     }
 
     /// A file as it is now (path, inode, size, mtime): seen again unchanged, it is no new job.

@@ -1,18 +1,38 @@
 import Foundation
+import Glibc
+import TrapperCore
 
 /// Where inputs that cannot be ingested go: the file itself, untouched, and beside it
-/// `NAME.why.txt` saying why in one line, which rule was meant to take it, and when.
+/// `NAME.why.txt` saying why in one line, which rule was meant to take it, and when. A symlink is
+/// never moved there (a later move into it would follow): it is removed, and only its note stays,
+/// saying what it pointed at.
 public struct Quarantine: Sendable {
     public let folder: String
+    let folders: ConfinedFolders
 
-    public init(folder: String) { self.folder = folder }
+    public init(folder: String, folders: ConfinedFolders) {
+        self.folder = folder
+        self.folders = folders
+    }
+
+    static let noteSuffix = ".why.txt"
 
     /// Moves `path` (keeping its path below the inbox, `relativePath`) into quarantine with its note.
+    /// Returns where the note is.
     @discardableResult
     public func put(_ path: String, relativePath: String, reason: String, rule: String?, date: Date = Date())
         throws(Durable.Failure) -> String
     {
-        let placed = try FolderMoves.move(path, to: folder + "/" + relativePath)
+        var reason = reason
+        let placed: String
+        if let status = folders.status(path), status.st_mode & S_IFMT == S_IFLNK {
+            let pointed = folders.linkTarget(path) ?? "?"
+            try folders.remove(path)
+            reason += "; the link (to \(pointed)) was removed, not kept"
+            placed = try freeName(folder + "/" + Self.folded(relativePath))
+        } else {
+            placed = try move(path, relativePath)
+        }
         let note = """
             reason: \(reason.oneLine)
             rule: \((rule ?? "none").oneLine)
@@ -20,7 +40,38 @@ public struct Quarantine: Sendable {
             from: \(relativePath.oneLine)
 
             """
-        try Durable.replace(placed + ".why.txt", with: Data(note.utf8))
-        return placed
+        let notePath = placed + Self.noteSuffix
+        try folders.replace(notePath, with: Data(note.utf8))
+        return notePath
+    }
+
+    /// Into the quarantine under its path below the inbox, its name leaving room for the note's
+    /// suffix; where a folder on that path leads outside the quarantine (a link placed there), at
+    /// the top, the path folded into one name.
+    private func move(_ path: String, _ relativePath: String) throws(Durable.Failure) -> String {
+        let room = Self.noteSuffix.utf8.count
+        do {
+            return try folders.move(path, to: folder + "/" + relativePath, reserve: room)
+        } catch where error.outside != nil || error.code == ENOTDIR {
+            return try folders.move(path, to: folder + "/" + Self.folded(relativePath), reserve: room)
+        }
+    }
+
+    /// A name for a removed link's note that no file in the quarantine has.
+    private func freeName(_ wanted: String) throws(Durable.Failure) -> String {
+        let folderPath = (wanted as NSString).deletingLastPathComponent
+        let name = (wanted as NSString).lastPathComponent
+        var candidate = FileName.fitted(name, reserve: Self.noteSuffix.utf8.count)
+        var number = 2
+        while folders.exists(folderPath + "/" + candidate) || folders.exists(folderPath + "/" + candidate + Self.noteSuffix) {
+            candidate = FileName.numbered(name, number, reserve: Self.noteSuffix.utf8.count)
+            number += 1
+        }
+        return folderPath + "/" + candidate
+    }
+
+    /// `a/b/c.jpg` → `a%2Fb%2Fc.jpg`.
+    static func folded(_ relativePath: String) -> String {
+        relativePath.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
     }
 }

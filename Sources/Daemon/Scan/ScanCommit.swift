@@ -39,7 +39,7 @@ public struct ScanCommit {
         }
         let target = batch.manifest.target!
         let rule = batch.manifest.rule
-        if manifest.targetOverride == nil, !PathSafety.isTarget(target, inLibrary: config.library.root) {
+        if manifest.targetOverride == nil, !ConfinedFolders.isTarget(target, inLibrary: config.library.root) {
             return quarantine(batch, rule: rule, reason: "target \(target) would be outside the library \(config.library.root)")
         }
         let note = "\(label): profile \(manifest.profile) on \(manifest.device)" + (manifest.button.map { ", button \($0)" } ?? "")
@@ -93,7 +93,7 @@ public struct ScanCommit {
             let taken = Set(targets)
             guard let plan = plan(batch.manifest, firstPage: batch.pagePaths[0], barcode: document.barcode, taken: taken,
                                  newFile: true),
-                  PathSafety.isTarget(plan.targetPath, inLibrary: config.library.root) else {
+                  ConfinedFolders.isTarget(plan.targetPath, inLibrary: config.library.root) else {
                 return quarantine(batch, rule: rule, reason: "no target inside the library \(config.library.root) for \(document.name)")
             }
             targets.append(plan.targetPath)
@@ -183,11 +183,12 @@ public struct ScanCommit {
     }
 
     private func quarantine(_ batch: ScanSpool.Batch, rule: String?, reason: String) -> JobOutcome {
-        ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: rule, reason: reason)
+        ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: rule, reason: reason,
+                             folders: store.folders)
         return JobOutcome(input: batch.manifest.name, result: .quarantined, rule: rule, reason: reason)
     }
 
     private func quarantineFolder(_ folder: String, name: String, rule: String?, reason: String) {
-        ScanSpool.quarantine(folder, name: name, into: config.inbox.quarantine, rule: rule, reason: reason)
+        ScanSpool.quarantine(folder, name: name, into: config.inbox.quarantine, rule: rule, reason: reason, folders: store.folders)
     }
 }

@@ -117,8 +117,10 @@ public final class ScannerAgent {
             log.log(.notice, "pdftrapper: \(what): stopped after \(pages) pages; the batch will not be appended")
         } catch {
             let reason = "the scan failed after \(batch.manifest.pages.count) pages: \(error)"
-            ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: nil,
-                                 reason: reason)
+            if let folders = try? ConfinedFolders.daemon(config) {
+                ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: nil,
+                                     reason: reason, folders: folders)
+            }
             log.log(.warning, "pdftrapper: \(what): \(reason); its pages are in \(config.inbox.quarantine)/\(batch.manifest.name)")
         }
     }

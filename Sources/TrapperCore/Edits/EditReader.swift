@@ -145,11 +145,9 @@ struct EditReader {
         guard let corners = table.lengths("box", ["x0", "y0", "x1", "y1"], units: units, positive: false) else { return nil }
         let box = ScriptBox(corners[0], corners[1], corners[2], corners[3])
         let location = table.table["box"]!.location
-        for (axis, low, high) in [("x", box.x0, box.x1), ("y", box.y0, box.y1)] where low >= high {
-            let (first, second) = (TableReader.format(low), TableReader.format(high))
-            log.add("\(table.qualified("box")): \(axis)0 (\(first)) must be less than \(axis)1 (\(second))", at: location)
-        }
-        return box.x0 < box.x1 && box.y0 < box.y1 ? box : nil
+        let problems = box.areaProblems(TableReader.format)
+        for problem in problems { log.add("\(table.qualified("box")): \(problem)", at: location) }
+        return problems.isEmpty ? box : nil
     }
 
     /// A key the op does not take: with the nearest of its keys as a hint, or else the keys it takes.

@@ -75,6 +75,20 @@ public struct ScriptBox: Sendable, Equatable {
     public init(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) {
         (self.x0, self.y0, self.x1, self.y1) = (x0, y0, x1, y1)
     }
+
+    /// The narrowest side a box may have: below it, numbers written with 6 decimals leave no area.
+    public static let smallestSide = 0.000001
+
+    /// Why the box encloses no area, one line an axis; empty when it does.
+    public func areaProblems(_ format: (Double) -> String) -> [String] {
+        [("x", x0, x1), ("y", y0, y1)].compactMap { axis, low, high in
+            if low >= high { return "\(axis)0 (\(format(low))) must be less than \(axis)1 (\(format(high)))" }
+            if high - low < Self.smallestSide {
+                return "\(axis)1 - \(axis)0 is \(high - low), narrower than \(format(Self.smallestSide)): the box has no area"
+            }
+            return nil
+        }
+    }
 }
 
 /// Every edit, each with its own typed values. Page numbers are 1-based and refer to the document

@@ -306,11 +306,9 @@ extension TableReader {
     func boxValue(_ node: TOMLNode, name: String, units: LengthUnit) -> ScriptBox? {
         guard let values = coordinates(node, name: name, shape: "[x0, y0, x1, y1]", count: 4, units: units) else { return nil }
         let box = ScriptBox(values[0], values[1], values[2], values[3])
-        for (axis, low, high) in [("x", box.x0, box.x1), ("y", box.y0, box.y1)] where low >= high {
-            log.add("\(name): \(axis)0 (\(Self.format(low))) must be less than \(axis)1 (\(Self.format(high)))", at: node.location)
-            return nil
-        }
-        return box
+        guard let problem = box.areaProblems(Self.format).first else { return box }
+        log.add("\(name): \(problem)", at: node.location)
+        return nil
     }
 
     /// An array of `count` numbers, each a length a page can hold; nil (logged) otherwise.

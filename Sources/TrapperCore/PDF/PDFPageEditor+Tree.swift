@@ -169,10 +169,9 @@ final class PDFPageTreeState {
                 sum += 1
             }
         }
-        guard sum == nodes[node].count else {
-            throw Self.damaged(
-                "page-tree node \(nodes[node].reference) says /Count \(nodes[node].count) but holds \(sum) pages")
-        }
+        // A wrong /Count (another writer's) is recounted here, and the nodes above follow, so the
+        // rewritten nodes say what they hold.
+        if sum != nodes[node].count { adjustCounts(from: node, by: sum - nodes[node].count) }
         nodes[node].kids = kids
         nodes[node].allSingle = kids.allSatisfy { pagesIn($0) == 1 }
     }

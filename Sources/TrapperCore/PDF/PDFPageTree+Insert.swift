@@ -32,7 +32,10 @@ extension PDFPageTree {
         default:
             throw PDFError.damaged(.readingPageTree, offset: 0, "page-tree root has no /Kids")
         }
-        let count = try reader.resolve(node[.count] ?? .integer(kids.count)).integerValue ?? kids.count
+        let declared = try reader.resolve(node[.count] ?? .integer(kids.count)).integerValue
+        // One page a kid (a flat tree, however large) is trusted as it is; otherwise the root's
+        // kids are read and their pages counted, so a wrong /Count is not carried forward.
+        let count = declared == kids.count ? kids.count : try pagesBelow(kids, reader: reader)
         let added = pages.map(PDFObject.reference)
         kids = position == .end ? kids + added : added + kids
         if let kidsHolder {
@@ -42,6 +45,20 @@ extension PDFPageTree {
         }
         node[.count] = .integer(count + pages.count)
         try sink.set(root, to: .dictionary(node))
+    }
+
+    /// Pages under `kids`: 1 for a page, the /Count of a node (a node's own kids are not read).
+    static func pagesBelow(_ kids: [PDFObject], reader: PDFTailReader) throws -> Int {
+        try kids.reduce(0) { sum, kid in
+            guard case .dictionary(let dictionary) = try reader.resolve(kid) else {
+                throw PDFError.damaged(.readingPageTree, offset: 0, "a kid of the page-tree root is not a dictionary")
+            }
+            guard dictionary[.kids] != nil || dictionary[.type] == .name("Pages") else { return sum + 1 }
+            guard let count = try reader.resolve(dictionary[.count] ?? .null).integerValue, (0..<Int(Int32.max)).contains(count) else {
+                throw PDFError.damaged(.readingPageTree, offset: 0, "a page-tree node under the root has no valid /Count")
+            }
+            return sum + count
+        }
     }
 
     /// Writes the catalog and page-tree root of a new document whose pages hang from `root`.

@@ -6,7 +6,15 @@ enum PDFReal {
         buffer.append(contentsOf: digits(value))
     }
 
+    /// Decimals written at most: finer than any reader's precision (a millionth of a point), and
+    /// strict readers (pypdf, Ghostscript) refuse the 300-digit forms a tiny value would give.
+    static let decimals = 6
+
     static func digits(_ value: Double) -> [UInt8] {
+        let scale = 1_000_000.0
+        // Rounded to 6 decimals where that is exact enough to matter (beyond 2^53 / 10^6 a Double
+        // has no decimals left to round).
+        let value = value.magnitude < 9e9 ? (value * scale).rounded() / scale : value
         guard value.isFinite, value != 0 else { return [UInt8(ascii: "0")] }
         // Swift's description is the shortest round-trip form, sometimes with an exponent:
         // "0.5", "3.0", "1e-07", "1.5e+20". Split it into sign, digits and a decimal exponent.

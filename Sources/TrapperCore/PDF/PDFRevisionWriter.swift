@@ -56,6 +56,10 @@ public struct PDFUpdateWriter<Output: PDFByteOutput>: PDFObjectSink {
     }
 
     public mutating func set(_ reference: PDFReference, to object: PDFObject) throws {
+        guard reference.number <= PDFTail.largestObjectNumber else {
+            throw PDFError.damaged(.readingTrailer, offset: 0, "object number \(reference.number) is past \(PDFTail.largestObjectNumber), "
+                                   + "the most that PDF readers accept")
+        }
         offsets[reference.number] = (reference, start + bytesWritten)
         nextNumber = max(nextNumber, reference.number + 1)
         buffer.removeAll(keepingCapacity: true)

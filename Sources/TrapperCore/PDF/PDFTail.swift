@@ -37,3 +37,20 @@ public struct PDFTail: Sendable, Equatable {
         self.endsWithEOL = endsWithEOL
     }
 }
+
+extension PDFTail {
+    /// The largest object number PDF readers accept (ISO 32000-1 Annex C: 8,388,607; mupdf and
+    /// Ghostscript hold to it, and poppler and qpdf to less than 2^31).
+    public static let largestObjectNumber = 8_388_607
+    /// What one revision may number at the most; a target whose /Size leaves less room is
+    /// renumbered by a full rewrite first.
+    public static let revisionHeadroom = 1_000_000
+
+    /// Refuses (as damage, so the repair path renumbers it) a target whose numbering leaves less
+    /// room than one revision may need.
+    public func checkNumberingRoom() throws(PDFError) {
+        guard size > Self.largestObjectNumber - Self.revisionHeadroom else { return }
+        throw .damaged(.readingTrailer, offset: 0, "/Size \(size) leaves no room for new objects below "
+                       + "\(Self.largestObjectNumber), the most that PDF readers accept")
+    }
+}

@@ -81,27 +81,33 @@ public struct Router: Sendable {
                                     rule: rule.name, source: input.source, button: input.button ?? "",
                                     profile: input.profile ?? "", host: host, barcode: input.barcode ?? "")
         let target = targetName(rule, values, exists: exists)
-        let archive = rule.original == .archive ? join(archiveRoot, rule.archiveAs.render(values)) : nil
+        let archive = rule.original == .archive ? join(archiveRoot, FileName.fittedPath(rule.archiveAs.render(values))) : nil
         var plan = RoutePlan(rule: rule.name, ruleNumber: index + 1, target: target, targetPath: join(libraryRoot, target),
                              mode: rule.mode, original: rule.original, archivePath: archive)
         plan.steps = rule.steps
         return plan
     }
 
-    /// Appending and prepending use the name as it renders; `new` and `batch` find a free one.
+    /// Appending and prepending use the name as it renders; `new` and `batch` find a free one. Every
+    /// name is kept within 255 bytes (FileName), its extension and its uniqueness number kept.
     private func targetName(_ rule: Rule, _ values: TemplateValues, exists: (String) -> Bool) -> String {
-        guard rule.mode == .new || rule.mode == .batch else { return rule.target.render(values) }
-        if rule.target.usesSequence {
+        let plain = FileName.fittedPath(rule.target.render(values))
+        guard rule.mode == .new || rule.mode == .batch else { return plain }
+        // {seq} counts up, unless cutting a long name would cut the number off too.
+        if rule.target.usesSequence,
+           FileName.fittedPath(rule.target.render(values, sequence: 1)) != FileName.fittedPath(rule.target.render(values, sequence: 2)) {
             var sequence = 1
-            while exists(join(libraryRoot, rule.target.render(values, sequence: sequence))) { sequence += 1 }
-            return rule.target.render(values, sequence: sequence)
+            while exists(join(libraryRoot, FileName.fittedPath(rule.target.render(values, sequence: sequence)))) { sequence += 1 }
+            return FileName.fittedPath(rule.target.render(values, sequence: sequence))
         }
-        let plain = rule.target.render(values)
         guard exists(join(libraryRoot, plain)) else { return plain }
-        let (base, ext) = splitExtension(plain)
+        let folder = (plain as NSString).deletingLastPathComponent, name = (plain as NSString).lastPathComponent
+        func numbered(_ number: Int) -> String {
+            (folder.isEmpty ? "" : folder + "/") + FileName.numbered(name, number)
+        }
         var sequence = 2
-        while exists(join(libraryRoot, "\(base)-\(sequence)\(ext)")) { sequence += 1 }
-        return "\(base)-\(sequence)\(ext)"
+        while exists(join(libraryRoot, numbered(sequence))) { sequence += 1 }
+        return numbered(sequence)
     }
 
     static func matches(_ match: RuleMatch, _ input: RouteInput) -> Bool {
@@ -126,12 +132,5 @@ public struct Router: Sendable {
 
     private func join(_ root: String, _ relative: String) -> String {
         root.hasSuffix("/") ? root + relative : root + "/" + relative
-    }
-
-    private func splitExtension(_ path: String) -> (String, String) {
-        let name = path.split(separator: "/").last ?? ""
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (path, "") }
-        let extLength = name.distance(from: dot, to: name.endIndex)
-        return (String(path.dropLast(extLength)), String(path.suffix(extLength)))
     }
 }

@@ -45,9 +45,15 @@ def check(stage, root):
         if not os.path.exists(why):
             pending.append(shown)
             continue
-        if not os.path.lexists(thing):
-            problems.append(shown + ": its note is there but not the file itself")
         text = open(why, "rb").read().decode("utf-8", "replace")
+        if entry.get("link"):
+            # A link is never moved (a later move into it would follow): removed, its note says so.
+            if os.path.lexists(thing):
+                problems.append(shown + ": the link itself was kept")
+            if "was removed" not in text:
+                problems.append(shown + ": its note does not say the link was removed")
+        elif not os.path.lexists(thing):
+            problems.append(shown + ": its note is there but not the file itself")
         reason = text.split("\n")[0].removeprefix("reason: ").strip()
         if not reason:
             problems.append(shown + ": no reason given")
@@ -69,12 +75,12 @@ os.makedirs(edits, exist_ok=True)
 made = []
 
 
-def note(name, where, expect, why=""):
+def note(name, where, expect, why="", link=False):
     # A name that is not UTF-8 is renamed by the daemon: each stray byte becomes %XX.
     if isinstance(name, bytes):
         name = "".join("%%%02X" % (ord(c) - 0xDC00) if 0xDC80 <= ord(c) <= 0xDCFF else c
                        for c in name.decode("utf-8", "surrogateescape"))
-    made.append({"name": name, "folder": where, "expect": expect, "why": why})
+    made.append({"name": name, "folder": where, "expect": expect, "why": why, "link": "yes" if link else ""})
 
 
 def put(name, data, expect="quarantine", why=""):
@@ -229,11 +235,11 @@ secret = os.path.join(outside, "secret.jpg")
 with open(secret, "wb") as f:
     f.write(image("JPEG", (50, 30)))
 os.symlink(secret, os.path.join(inbox, "link-outside.jpg"))
-note("link-outside.jpg", "inbox", "quarantine", "link")
+note("link-outside.jpg", "inbox", "quarantine", "link", link=True)
 os.symlink("good-1.jpg", os.path.join(inbox, "link-inside.jpg"))
-note("link-inside.jpg", "inbox", "quarantine", "link")
+note("link-inside.jpg", "inbox", "quarantine", "link", link=True)
 os.symlink("/nonexistent/nothing.jpg", os.path.join(inbox, "link-dangling.jpg"))
-note("link-dangling.jpg", "inbox", "quarantine", "link")
+note("link-dangling.jpg", "inbox", "quarantine", "link", link=True)
 os.link(secret, os.path.join(inbox, "hardlink-outside.jpg"))
 note("hardlink-outside.jpg", "inbox", "quarantine", "hard link")
 os.mkfifo(os.path.join(inbox, "fifo.jpg"))
@@ -266,7 +272,7 @@ script("invalid-utf8.toml", b'target = "All\xff.pdf"\n')
 script("signature-climbs.toml", 'target = "All.pdf"\n[[edit]]\nop = "signature"\npage = 1\nname = "../secret"\n'
        'box = [10, 10, 50, 30]\n')
 os.symlink(secret, os.path.join(edits, "link.toml"))
-note("link.toml", "edits", "failed", "")
+note("link.toml", "edits", "failed", "", link=True)
 os.link(secret, os.path.join(edits, "hardlink.toml"))
 note("hardlink.toml", "edits", "failed", "hard link")
 

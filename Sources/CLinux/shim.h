@@ -1,0 +1,24 @@
+// Linux system calls that glibc 2.36 has no wrapper for (openat2) or hides behind _GNU_SOURCE
+// (renameat2); Swift cannot call the variadic syscall(2) itself.
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// O_PATH is behind _GNU_SOURCE in glibc's headers too; the kernel's value.
+static const int trapper_O_PATH = 010000000;
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+static inline int trapper_openat2(int dirfd, const char *path, int flags, unsigned int mode,
+                                  unsigned long long resolve) {
+    struct open_how how = { .flags = (unsigned long long)flags, .mode = mode, .resolve = resolve };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+static inline int trapper_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                                    unsigned int flags) {
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+}

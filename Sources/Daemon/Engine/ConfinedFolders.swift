@@ -1,0 +1,111 @@
+import Foundation
+import Glibc
+import TrapperCore
+
+/// The one way the daemon touches the file system: every path is first matched (as bytes) to the
+/// configured folder it lies in, and every operation is then resolved by the kernel beneath that
+/// folder's descriptor (FolderRoot). A path that lies in none of them is refused, so no template,
+/// input name, edit script or symlink can make the daemon write anywhere else.
+///
+/// The command line's `--to` writes where it is told: it uses `anywhere`, which resolves paths as
+/// the process would and confines nothing.
+public struct ConfinedFolders: Sendable {
+    /// Deepest first, so a folder inside another (the claims in the inbox) is matched to itself.
+    let roots: [FolderRoot]
+    /// Set for `anywhere`: paths outside every root are used as given.
+    let unconfined: Bool
+
+    /// The folders by path, each with what it is for messages ("the library").
+    public init(_ folders: [(path: String, label: String?)]) throws(Durable.Failure) {
+        var roots: [FolderRoot] = []
+        var seen = Set<String>()
+        for (path, label) in folders where seen.insert(path).inserted { roots.append(try FolderRoot(path, label: label)) }
+        self.roots = roots.sorted { $0.path.utf8.count > $1.path.utf8.count }
+        self.unconfined = false
+    }
+
+    public init(_ paths: [String]) throws(Durable.Failure) { try self.init(paths.map { (path: $0, label: nil) }) }
+
+    private init(unconfined roots: [FolderRoot]) {
+        self.roots = roots
+        self.unconfined = true
+    }
+
+    /// No confinement: the root is `/`, resolved the ordinary way (symlinks followed as the shell would).
+    public static func anywhere() throws(Durable.Failure) -> ConfinedFolders {
+        ConfinedFolders(unconfined: [try FolderRoot("/", confined: false)])
+    }
+
+    /// Every folder the daemon writes in for `config`: the inbox (and its claims), archive,
+    /// quarantine, library (and its `.pdftrapper` state), edits, signatures and the state folder.
+    public static func daemon(_ config: Config) throws(Durable.Failure) -> ConfinedFolders {
+        try ConfinedFolders([(path: config.inbox.path, label: "the inbox"), (config.inbox.archive, "the archive"),
+                             (config.inbox.quarantine, "the quarantine"), (config.library.root, "the library"),
+                             (config.edits.path, "the edits folder"), (config.signatures.path, "the signatures folder"),
+                             (config.daemon.stateDir, "the state folder")])
+    }
+
+    /// The configured folder `path` lies in (the deepest), or the refusal naming it.
+    public func root(for path: String) throws(Durable.Failure) -> FolderRoot {
+        if let root = roots.first(where: { $0.contains(path) }) { return root }
+        throw Durable.Failure(step: "confine", path: path, code: EXDEV, outside: "the configured folders")
+    }
+
+    public func contains(_ path: String) -> Bool { roots.contains { $0.contains(path) } }
+
+    /// True when `path` lies in `folder` (compared as bytes, `..` refused) and not in `.pdftrapper`.
+    public static func isTarget(_ path: String, inLibrary library: String) -> Bool {
+        guard let relative = FolderRoot.relative(path, to: library), !relative.isEmpty else { return false }
+        return relative != StateDirectory.libraryFolderName && !relative.hasPrefix(StateDirectory.libraryFolderName + "/")
+    }
+
+    // Each of these resolves `path` beneath its configured folder (FolderRoot says how).
+
+    public func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(Durable.Failure) -> Int32 {
+        try root(for: path).open(path, flags: flags, mode: mode)
+    }
+    public func status(_ path: String) -> stat? { (try? root(for: path))?.status(path) }
+    public func exists(_ path: String) -> Bool { status(path) != nil }
+    public func read(_ path: String) -> Data? { (try? root(for: path))?.read(path) }
+    public func names(in folder: String) -> [String]? { (try? root(for: folder))?.names(in: folder) }
+    public func linkTarget(_ path: String) -> String? { (try? root(for: path))?.linkTarget(path) }
+    public func makeFolder(_ path: String) throws(Durable.Failure) { try root(for: path).makeFolder(path) }
+    public func syncFolder(_ path: String) throws(Durable.Failure) { try root(for: path).syncFolder(path) }
+    public func replace(_ path: String, with data: Data) throws(Durable.Failure) { try root(for: path).replace(path, with: data) }
+    public func remove(_ path: String) throws(Durable.Failure) { try root(for: path).remove(path) }
+    public func truncate(_ path: String, to length: Int) throws(Durable.Failure) { try root(for: path).truncate(path, to: length) }
+
+    public func link(_ source: String, to destination: String) throws(Durable.Failure) {
+        let root = try root(for: destination)
+        guard try self.root(for: source) === root else {
+            throw Durable.Failure(step: "link", path: destination, code: EXDEV)
+        }
+        try root.link(source, to: destination)
+    }
+
+    public func pinned<T>(_ path: String, _ body: (String) throws -> T) throws -> T { try root(for: path).pinned(path, body) }
+
+    /// Moves `source` to `destination`, never replacing a name there (see FolderRoot.move).
+    public func move(_ source: String, to destination: String, reserve: Int = 0, durable: Bool = true)
+        throws(Durable.Failure) -> String
+    {
+        try FolderRoot.move(source, in: try root(for: source), to: destination, in: try root(for: destination),
+                            reserve: reserve, durable: durable)
+    }
+
+    /// Every file below `folder` (relative paths, folders left out), found without following a link.
+    public func files(below folder: String) -> [String] {
+        guard let names = names(in: folder) else { return [] }
+        var found: [String] = []
+        for name in names.sorted() {
+            let path = folder + "/" + name
+            guard let status = status(path) else { continue }
+            if status.st_mode & S_IFMT == S_IFDIR {
+                found += files(below: path).map { name + "/" + $0 }
+            } else {
+                found.append(name)
+            }
+        }
+        return found
+    }
+}
