@@ -2,6 +2,8 @@
 // (renameat2); Swift cannot call the variadic syscall(2) itself.
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/prctl.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,6 +18,11 @@ static inline int trapper_openat2(int dirfd, const char *path, int flags, unsign
                                   unsigned long long resolve) {
     struct open_how how = { .flags = (unsigned long long)flags, .mode = mode, .resolve = resolve };
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+// A worker process that must not outlive the daemon that started it (prctl is variadic).
+static inline int trapper_die_with_parent(void) {
+    return prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 }
 
 static inline int trapper_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,

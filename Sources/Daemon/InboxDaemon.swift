@@ -22,7 +22,8 @@ public final class InboxDaemon {
     var lastStatusNotice = Date.distantPast
     /// The scanner agent, when the config has `[[scanner]]` entries.
     var scanners: ScannerSupervisor?
-    let editWorkers = EditWorkers(openStore: { try InboxDaemon.openStore($0) })
+    /// Edit scripts, each in a worker process of its own (set up in init, where the config is known).
+    var editWorkers: EditWorkers!
     /// Started once the daemon is set up, so that OCR of what was queued before it ran goes on.
     var ocrWorkers: OCRWorkers?
 
@@ -60,6 +61,8 @@ public final class InboxDaemon {
             throw .cantCreate
         }
         job = InboxJob(config: config, store: store, instance: Self.instance(config))
+        editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, configPath: configPath, environment: environment),
+                                  openStore: { try InboxDaemon.openStore($0) })
         status = DaemonStatus(pid: getpid(), started: Date(), folders: [:])
         for line in store.log { log.log(.warning, line) }
         for outcome in job.recoverClaims() { report(outcome) }
@@ -86,8 +89,10 @@ public final class InboxDaemon {
                 case .stop:
                     notifier.notify("STOPPING=1")
                     scanners?.stop()
-                    // The scripts in hand finish: each is one revision, or nothing. OCR in hand stays queued.
-                    editWorkers.wait()
+                    // The scripts in hand are stopped at once (each is one revision, or nothing: the
+                    // journal rolls back what one had half-written); they stay claimed for the next
+                    // start. OCR in hand stays queued.
+                    editWorkers.stop()
                     reportEditScripts()
                     ocrWorkers?.stop()
                     status.state = "stopped"

@@ -90,7 +90,8 @@ public enum PDFRewriter {
     /// damaged file itself, `PDFRecoveryScan` lists its objects and qpdf reads that instead.
     private static func rewrite(path: String, configure: (qpdf_data) -> Void) throws(PDFRewriteError) -> [String] {
         let folder = directory(of: path)
-        let temporary = folder + "/." + baseName(of: path) + ".pdftrapper-rewrite-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = folder + "/" + FileName.temporary(
+            for: baseName(of: path), tag: ".pdftrapper-rewrite-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
         var committed = false
         defer { if !committed { unlink(temporary) } }
 

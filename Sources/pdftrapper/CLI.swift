@@ -14,7 +14,7 @@ enum CLI {
     ]
 
     /// Commands for the daemon's own use: found, but not listed.
-    static let internalCommands: [any Command.Type] = [ScannerAgentCommand.self]
+    static let internalCommands: [any Command.Type] = [ScannerAgentCommand.self, EditWorkerCommand.self]
 
     static func main(_ arguments: [String], context: CommandContext = CommandContext()) -> ExitCode {
         guard let first = arguments.first else {

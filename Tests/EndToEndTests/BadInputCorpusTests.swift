@@ -22,6 +22,7 @@ import Testing
             [limits]
             max_input_size = "4MB"
             max_pages = 50
+            max_pages_after_edit = 1000
 
             [[rule]]
             name = "all"

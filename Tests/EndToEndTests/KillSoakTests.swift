@@ -32,6 +32,8 @@ import Testing
             rescan_interval = "1s"
             [edits]
             purge = false
+            [limits]
+            max_pages_after_edit = 500
             [[rule]]
             name = "a"
             target = "A.pdf"
@@ -61,6 +63,11 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         var dropped: [String: String] = [:]  // input name -> target
         var scripts: [String] = []
+        // Every fifth round a script that doubles B.pdf 20 times (refused by the page limit), and
+        // every round a link into the inbox that leads to a decoy outside every configured folder.
+        var doublings: [String] = []
+        _ = try scratch.write("decoy/keep.png", "the decoy's own file")
+        let decoyBefore = ContainmentTests.snapshot(scratch.path + "/decoy")
         for round in 0...kills {
             let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url, environment: tiny.environment)
             #expect(daemon.notify.wait(for: "READY=1", timeout: 30), "round \(round): \(daemon.log)")
@@ -97,6 +104,14 @@ import Testing
             try FileManager.default.createDirectory(atPath: scratch.path + "/edits", withIntermediateDirectories: true)
             try FileManager.default.moveItem(atPath: scratch.path + "/staging-" + script, toPath: scratch.path + "/edits/" + script)
             scripts.append(script)
+            if round % 5 == 1 {
+                let doubling = "d\(round).toml"
+                try scratch.write("edits/" + doubling, "target = \"B.pdf\"\n"
+                                  + String(repeating: "[[edit]]\nop = \"duplicate\"\npages = \"all\"\n", count: 20))
+                doublings.append(doubling)
+            }
+            try FileManager.default.createSymbolicLink(atPath: scratch.path + "/inbox/a/link-\(round).png",
+                                                       withDestinationPath: scratch.path + "/decoy")
             if round % 2 == 0 {
                 try tiny.loadFeeder(2)
                 try tiny.press("scan")
@@ -121,7 +136,21 @@ import Testing
             if !FileManager.default.fileExists(atPath: scratch.path + "/archive/" + name) { violations.append("\(name): not archived") }
         }
         let quarantined = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/quarantine")) ?? []
-        for entry in quarantined where !entry.hasPrefix("scan-") { violations.append("quarantined: \(entry)") }
+        // Only scan batches cut short, and the notes of the links (removed, never kept).
+        for entry in quarantined where !entry.hasPrefix("scan-") && !entry.hasPrefix("a%2Flink-") {
+            violations.append("quarantined: \(entry)")
+        }
+        for folder in ["inbox/a", "quarantine"] {
+            let links = ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/" + folder)) ?? [])
+                .filter { $0.hasPrefix("link-") || ($0.hasPrefix("a%2Flink-") && !$0.hasSuffix(".why.txt")) }
+            if !links.isEmpty { violations.append("links left in \(folder): \(links)") }
+        }
+        if ContainmentTests.snapshot(scratch.path + "/decoy") != decoyBefore { violations.append("the decoy outside was written") }
+        for doubling in doublings {
+            if !FileManager.default.fileExists(atPath: scratch.path + "/edits/failed/" + doubling) {
+                violations.append("\(doubling): not in failed/")
+            }
+        }
 
         // Edit scripts: filed once, applied at most once (exactly once when done).
         let notes = try annotationContents(scratch.path + "/library/A.pdf")

@@ -143,3 +143,15 @@ import Testing
         #expect(FileKind.sniff(head) == kind)
     }
 }
+
+@Suite struct FileNameTests {
+    @Test func aLongNameKeepsItsExtensionAndNumber() {
+        let stem = String(repeating: "a", count: 300)
+        #expect(FileName.fitted(stem + ".pdf") == String(repeating: "a", count: 251) + ".pdf")
+        #expect(FileName.numbered(stem + ".pdf", 12) == String(repeating: "a", count: 248) + "-12.pdf")
+        #expect(FileName.fitted("short.pdf") == "short.pdf")
+        #expect(FileName.fitted(String(repeating: "é", count: 200)).utf8.count == 254, "cut between characters")
+        #expect(FileName.temporary(for: stem + ".pdf", tag: ".tmp-1").utf8.count == 255)
+        #expect(FileName.fittedPath("a/" + stem + ".pdf").hasSuffix(".pdf"))
+    }
+}

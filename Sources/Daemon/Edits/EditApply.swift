@@ -6,7 +6,7 @@ import TrapperCore
 /// edit inside ONE revision, checked against the document as it goes (pages exist, boxes fit the
 /// page), so that a script either changes the target once or not at all.
 public enum EditApply {
-    public struct Applied: Sendable {
+    public struct Applied: Sendable, Codable {
         public var target: String
         /// The revision's end offset (the file's length after it), or after undo/redo the new length.
         public var revision: Int
@@ -24,9 +24,11 @@ public enum EditApply {
         public var description: String { "edit \(edit) (\(operation)): \(reason)" }
     }
 
+    /// `maxPages`: what the document may grow to (limits.max_pages_after_edit); an edit that would
+    /// add pages past it is refused before it does anything.
     public static func run(_ script: EditScript, name: String, sha256: [UInt8], store: TargetStore,
                            signatures: SignatureLibrary, libraryRoot: String, purgeByDefault: Bool = false,
-                           date: Date = Date()) throws -> Applied {
+                           maxPages: Int = LimitsSettings().maxPagesAfterEdit, date: Date = Date()) throws -> Applied {
         if let only = script.edits.first, script.edits.count == 1 {
             switch only.operation {
             case .undo(let steps):
@@ -53,6 +55,11 @@ public enum EditApply {
                                         date: date)
             for edit in script.edits {
                 do {
+                    let growth = try pagesAdded(by: edit.operation, pageCount: editor.pageCount)
+                    if growth > 0, editor.pageCount + growth > max(maxPages, pagesBefore) {
+                        throw EditApplyError("it would make \(editor.pageCount + growth) pages, more than "
+                                             + "limits.max_pages_after_edit = \(maxPages); nothing was changed")
+                    }
                     try apply(edit.operation, script, &editor, markup: context, date: date)
                 } catch let refused as Refused {
                     throw refused
@@ -113,6 +120,15 @@ public enum EditApply {
 
     static func currentLength(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
+    }
+
+    /// Pages an edit adds to a document of `pageCount` pages, known before it runs.
+    static func pagesAdded(by operation: EditOperation, pageCount: Int) throws -> Int {
+        switch operation {
+        case .duplicate(let pages): try pages.resolve(pageCount: pageCount).count
+        case .insertBlank: 1
+        default: 0
+        }
     }
 
     private static func apply(_ operation: EditOperation, _ script: EditScript, _ editor: inout PDFPageEditor,

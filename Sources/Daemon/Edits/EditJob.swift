@@ -26,7 +26,7 @@ public struct EditJob {
     public static let maximumBytes = 1 << 20
 
     /// What became of one script.
-    public struct Outcome: Sendable {
+    public struct Outcome: Sendable, Codable {
         public var script: String
         public var applied: EditApply.Applied?
         /// One line each; empty when it was applied.
@@ -81,7 +81,8 @@ public struct EditJob {
             } else {
                 outcome.applied = try EditApply.run(script, name: name, sha256: digest, store: store,
                                                     signatures: SignatureLibrary(folder: config.signatures.path),
-                                                    libraryRoot: config.library.root, purgeByDefault: config.edits.purge, date: now)
+                                                    libraryRoot: config.library.root, purgeByDefault: config.edits.purge,
+                                                    maxPages: config.limits.maxPagesAfterEdit, date: now)
                 if file { CrashPoint.editCommitted.hit() }
             }
         } catch let error as EditScriptError {
@@ -91,6 +92,19 @@ public struct EditJob {
         }
         guard file else { return outcome }
         outcome.filed = fileAway(path, relativePath, outcome, seconds: Date().timeIntervalSince(started), now: now)
+        return outcome
+    }
+
+    /// Claims the script for a worker process; returns where it now is.
+    public func claim(_ path: String, relativePath: String) throws(Durable.Failure) -> String {
+        try claim(path, relativePath).0
+    }
+
+    /// Files a claimed script in failed/ with `reason`, unapplied: one the worker could not finish.
+    public func abandon(_ claimed: String, relativePath: String, reason: String, now: Date = Date()) -> Outcome {
+        var outcome = Outcome(script: relativePath, applied: nil, problems: ["\(config.edits.path)/\(relativePath): \(reason)"],
+                              filed: nil)
+        outcome.filed = fileAway(claimed, relativePath, outcome, seconds: 0, now: now)
         return outcome
     }
 

@@ -1,13 +1,14 @@
 import Foundation
 import TrapperCore
 
-/// Runs edit scripts off the daemon's loop: one serial queue per target, so the scripts for one
-/// target are applied in the order they arrived and scripts for different targets side by side,
-/// `width` at most at once. Inbox jobs and scans on the same target wait on the target's lock, as
-/// they do for each other. The loop hands scripts in with `submit` and reports what `finished`
-/// gives back; a stop waits for the scripts in hand (`wait`), each of which is one revision.
+/// Runs edit scripts off the daemon's loop, each in a process of its own (EditProcess) under
+/// `limits.edit_seconds`: one serial queue per target, so the scripts for one target are applied in
+/// the order they arrived and scripts for different targets side by side, `width` at most at once.
+/// Inbox jobs and scans on the same target wait on the target's lock, as they do for each other.
+/// The loop hands scripts in with `submit` and reports what `finished` gives back; a stop kills the
+/// workers at once (`stop`): a script cut short stays claimed and is applied at the next start.
 final class EditWorkers: @unchecked Sendable {
-    struct Finished: Sendable {
+    struct Finished: Sendable, Codable {
         var relativePath: String
         var outcome: EditJob.Outcome
         /// The store's log lines (repairs, roll-backs) while it ran.
@@ -19,13 +20,16 @@ final class EditWorkers: @unchecked Sendable {
     /// Scripts submitted and not yet reported: a rescan that sees one again must not apply it twice.
     private var inFlight: Set<String> = []
     private var done: [Finished] = []
+    private var stopping = false
     private let running = DispatchGroup()
     private let slots: DispatchSemaphore
+    private let process: EditProcess
     private let openStore: @Sendable (Config) throws -> TargetStore
 
-    init(width: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
+    init(width: Int = max(2, ProcessInfo.processInfo.activeProcessorCount), process: EditProcess,
          openStore: @escaping @Sendable (Config) throws -> TargetStore) {
         slots = DispatchSemaphore(value: width)
+        self.process = process
         self.openStore = openStore
     }
 
@@ -33,7 +37,7 @@ final class EditWorkers: @unchecked Sendable {
     func submit(path: String, relativePath: String, config: Config) {
         let queue: DispatchQueue
         lock.lock()
-        guard inFlight.insert(path).inserted else {
+        guard !stopping, inFlight.insert(path).inserted else {
             lock.unlock()
             return
         }
@@ -49,22 +53,72 @@ final class EditWorkers: @unchecked Sendable {
         queue.async { [self] in
             slots.wait()
             defer { slots.signal() }
-            var finished = Finished(relativePath: relativePath,
-                                    outcome: EditJob.Outcome(script: relativePath, applied: nil, problems: [], filed: nil),
-                                    storeLog: [])
-            do {
-                let store = try openStore(config)
-                finished.outcome = EditJob(config: config, store: store).take(path, relativePath: relativePath)
-                finished.storeLog = store.log
-            } catch {
-                finished.outcome.problems = ["\(path): \(error)"]
-            }
+            let finished = apply(path, relativePath, config)
             lock.lock()
-            done.append(finished)
+            if let finished { done.append(finished) }
             inFlight.remove(path)
             lock.unlock()
             running.leave()
         }
+    }
+
+    /// Claims the script, runs the worker on it, and files it in failed/ when the worker overran or
+    /// failed; nil when the daemon is stopping (the script stays claimed for the next start).
+    private func apply(_ path: String, _ relativePath: String, _ config: Config) -> Finished? {
+        var finished = Finished(relativePath: relativePath,
+                                outcome: EditJob.Outcome(script: relativePath, applied: nil, problems: [], filed: nil),
+                                storeLog: [])
+        let store: TargetStore
+        do { store = try openStore(config) } catch {
+            finished.outcome.problems = ["\(path): \(error)"]
+            return finished
+        }
+        let job = EditJob(config: config, store: store)
+        let claimed: String
+        do { claimed = try job.claim(path, relativePath: relativePath) } catch {
+            finished.outcome.takenElsewhere = error.code == ENOENT
+            finished.outcome.problems = ["\(config.edits.path)/\(relativePath): \(error)"]
+            return finished
+        }
+        let seconds = config.limits.editSeconds
+        var ending = process.run(claimed: claimed, relativePath: relativePath, seconds: seconds, stopping: { isStopping })
+        if case .failed = ending {
+            // A worker that died without a word (killed by the system, say) is tried once more: the
+            // claim tells the second whether the first had applied the script already.
+            ending = process.run(claimed: claimed, relativePath: relativePath, seconds: seconds, stopping: { isStopping })
+        }
+        switch ending {
+        case .finished(let report):
+            return report
+        case .stopped:
+            return nil
+        case .overran:
+            // What the worker had half-written is rolled back before the script is filed.
+            try? store.recoverAll()
+            finished.storeLog = store.log
+            finished.outcome = job.abandon(claimed, relativePath: relativePath,
+                                           reason: "still running after \(Quantities.describe(seconds: seconds)) "
+                                               + "(limits.edit_seconds); stopped, and its target left as it was")
+        case .failed(let reason):
+            try? store.recoverAll()
+            finished.storeLog = store.log
+            finished.outcome = job.abandon(claimed, relativePath: relativePath, reason: reason)
+        }
+        return finished
+    }
+
+    private var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
+
+    /// Stops every worker at once and waits for their queues to notice (well within a second).
+    func stop() {
+        lock.lock()
+        stopping = true
+        lock.unlock()
+        running.wait()
     }
 
     /// What has finished since the last call, in the order it finished.
@@ -81,9 +135,6 @@ final class EditWorkers: @unchecked Sendable {
         defer { lock.unlock() }
         return inFlight.count
     }
-
-    /// Blocks until every submitted script is done.
-    func wait() { running.wait() }
 
     /// The target a script names, to queue it behind the other scripts for that target; nil
     /// when the script cannot be read (it fails on its own queue).

@@ -21,9 +21,18 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case editCommitted = "edit-committed"
 
     private static let chosen = ProcessInfo.processInfo.environment["PDFTRAPPER_CRASH_AT"]
+    /// Set in a worker process (an edit script's): a crash there is a crash of the whole daemon.
+    static let parentVariable = "PDFTRAPPER_CRASH_PARENT"
+    private static let parent = ProcessInfo.processInfo.environment[parentVariable].flatMap { pid_t($0) }
+
+    /// The variables a worker process gets so that a crash point in it takes the daemon along.
+    static var workerEnvironment: [String: String] {
+        chosen == nil ? [:] : [parentVariable: String(getpid())]
+    }
 
     public func hit() {
         guard Self.chosen == rawValue else { return }
+        if let parent = Self.parent { kill(parent, SIGKILL) }
         kill(getpid(), SIGKILL)
     }
 }

@@ -44,13 +44,16 @@ public final class FolderRoot: @unchecked Sendable {
     /// `path` below the root ("" for the root itself), compared byte for byte; nil when it is not
     /// below, or climbs with `..`.
     public func relative(_ path: String) -> String? {
-        if resolution == 0, !path.hasPrefix("/") {
-            return Self.relative(FileManager.default.currentDirectoryPath + "/" + path, to: self.path)
+        // Unconfined (the command line's `--to`), a path is taken as the shell would: from the
+        // current folder, `..` and all.
+        guard resolution != 0 else {
+            return Self.relative(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path,
+                                 to: self.path, climbing: true)
         }
         return Self.relative(path, to: self.path)
     }
 
-    public static func relative(_ path: String, to root: String) -> String? {
+    public static func relative(_ path: String, to root: String, climbing: Bool = false) -> String? {
         var bytes = Array(root.utf8)
         while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
         let given = Array(path.utf8)
@@ -65,7 +68,7 @@ public final class FolderRoot: @unchecked Sendable {
             return nil
         }
         let parts = inside.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
-        if parts.contains(where: { $0.elementsEqual("..".utf8) }) { return nil }
+        if !climbing, parts.contains(where: { $0.elementsEqual("..".utf8) }) { return nil }
         return parts.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
     }
 
@@ -178,7 +181,7 @@ public final class FolderRoot: @unchecked Sendable {
     public func replace(_ path: String, with data: Data) throws(Durable.Failure) {
         let (folder, name) = try parent(of: path, create: true)
         defer { close(folder) }
-        let temporary = ".\(name.prefix(200)).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = FileName.temporary(for: name, tag: ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Durable.Failure(step: "create", path: path, code: errno) }
         let written = data.withUnsafeBytes { Durable.writeAll(fd, $0) }

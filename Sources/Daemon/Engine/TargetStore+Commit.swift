@@ -120,7 +120,7 @@ extension TargetStore {
         throws -> Committed
     {
         let folder = (target as NSString).deletingLastPathComponent
-        let temporary = "\(folder)/.\((target as NSString).lastPathComponent).pdftrapper-\(getpid())"
+        let temporary = folder + "/" + FileName.temporary(for: (target as NSString).lastPathComponent, tag: ".pdftrapper-\(getpid())")
         do { try folders.makeFolder(folder) } catch { throw EngineError.writing(error) }
         try writeJournal(JournalRecord(kind: .create, target: target, oldLength: 0, temporary: temporary), key)
         CrashPoint.afterJournal.hit()

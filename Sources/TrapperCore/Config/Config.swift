@@ -79,6 +79,10 @@ public struct LimitsSettings: Sendable, Equatable {
     public var maxPages = 10_000
     /// One edit script's size.
     public var maxScriptBytes = 1 << 20
+    /// Pages a document may have after an edit script that adds pages (duplicate, insert).
+    public var maxPagesAfterEdit = 100_000
+    /// How long one edit script may run before it is abandoned and filed in failed/.
+    public var editSeconds = 60.0
 
     public init() {}
 

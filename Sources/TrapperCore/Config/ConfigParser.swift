@@ -116,6 +116,12 @@ struct ConfigBuilder {
         if let pixels = reader.integer("max_pixels", in: 1...4_000_000_000) { limits.maxPixels = Int(pixels) }
         if let bytes = reader.bytes("max_input_size") { limits.maxInputBytes = Int(bytes) }
         if let pages = reader.integer("max_pages", in: 1...1_000_000) { limits.maxPages = Int(pages) }
+        if let pages = reader.integer("max_pages_after_edit", in: 1...1_000_000) { limits.maxPagesAfterEdit = Int(pages) }
+        if let seconds = reader.seconds("edit_seconds") {
+            if seconds > 0 { limits.editSeconds = seconds } else {
+                log.add("limits.edit_seconds must be more than 0s", at: reader.table["edit_seconds"]!.location)
+            }
+        }
         if let bytes = reader.bytes("max_script_size") {
             if bytes > Int64(EditScriptParser.maxBytes) {
                 log.add("limits.max_script_size can be at most 1MB, the most an edit script's parser reads",

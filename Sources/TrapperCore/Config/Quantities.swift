@@ -8,6 +8,11 @@ public enum Quantities {
     ]
 
     /// Seconds, or nil when the text is not a duration.
+    /// A duration for messages: "60s", "0.5s".
+    public static func describe(seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : "\((seconds * 1000).rounded() / 1000)s"
+    }
+
     public static func seconds(_ text: String) -> Double? {
         var rest = Substring(text.filter { $0 != " " })
         guard !rest.isEmpty else { return nil }

@@ -84,7 +84,7 @@ public struct ScriptBox: Sendable, Equatable {
         [("x", x0, x1), ("y", y0, y1)].compactMap { axis, low, high in
             if low >= high { return "\(axis)0 (\(format(low))) must be less than \(axis)1 (\(format(high)))" }
             if high - low < Self.smallestSide {
-                return "\(axis)1 - \(axis)0 is \(high - low), narrower than \(format(Self.smallestSide)): the box has no area"
+                return "\(axis)1 - \(axis)0 is \(format(high - low)), less than 0.000001: the box has no area"
             }
             return nil
         }

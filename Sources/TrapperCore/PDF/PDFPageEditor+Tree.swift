@@ -75,6 +75,9 @@ final class PDFPageTreeState {
         self.reader = reader
         let (reference, dictionary) = try PDFPageTree.root(of: reader)
         _ = try addNode(reference, dictionary, parent: nil)
+        // The root's kids are learnt at once (free for a flat tree), so that a wrong root /Count is
+        // recounted before any edit reckons with the page count.
+        try classify(root)
     }
 
     private init(copying other: PDFPageTreeState) {

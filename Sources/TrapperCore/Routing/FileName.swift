@@ -23,6 +23,11 @@ public enum FileName {
         fitted(name, suffix: "-\(number)", reserve: reserve)
     }
 
+    /// A hidden temporary name beside `name`: `.NAME` then `tag`, the name cut so the whole fits.
+    public static func temporary(for name: String, tag: String) -> String {
+        "." + fitted(name, reserve: 1 + tag.utf8.count) + tag
+    }
+
     /// Every component of a relative path fitted.
     public static func fittedPath(_ path: String) -> String {
         path.split(separator: "/", omittingEmptySubsequences: false).map { fitted(String($0)) }.joined(separator: "/")

@@ -32,7 +32,7 @@ def check(stage, root):
         archived.update(files)
     pending, problems = [], []
     for entry in expected:
-        name = entry["name"].encode()
+        name = entry["placed"].encode()
         shown = entry["name"].replace("\n", "\\n")
         if entry["expect"] == "ingest":
             if name not in archived:
@@ -75,12 +75,13 @@ os.makedirs(edits, exist_ok=True)
 made = []
 
 
-def note(name, where, expect, why="", link=False):
+def note(name, where, expect, why="", link=False, placed=None):
     # A name that is not UTF-8 is renamed by the daemon: each stray byte becomes %XX.
     if isinstance(name, bytes):
         name = "".join("%%%02X" % (ord(c) - 0xDC00) if 0xDC80 <= ord(c) <= 0xDCFF else c
                        for c in name.decode("utf-8", "surrogateescape"))
-    made.append({"name": name, "folder": where, "expect": expect, "why": why, "link": "yes" if link else ""})
+    made.append({"name": name, "folder": where, "expect": expect, "why": why, "link": "yes" if link else "",
+                 "placed": placed or name})
 
 
 def put(name, data, expect="quarantine", why=""):
@@ -240,6 +241,8 @@ os.symlink("good-1.jpg", os.path.join(inbox, "link-inside.jpg"))
 note("link-inside.jpg", "inbox", "quarantine", "link", link=True)
 os.symlink("/nonexistent/nothing.jpg", os.path.join(inbox, "link-dangling.jpg"))
 note("link-dangling.jpg", "inbox", "quarantine", "link", link=True)
+os.symlink(outside, os.path.join(inbox, "link-to-folder"))
+note("link-to-folder", "inbox", "quarantine", "link", link=True)
 os.link(secret, os.path.join(inbox, "hardlink-outside.jpg"))
 note("hardlink-outside.jpg", "inbox", "quarantine", "hard link")
 os.mkfifo(os.path.join(inbox, "fifo.jpg"))
@@ -250,6 +253,11 @@ note("socket.jpg", "inbox", "quarantine", "socket")
 os.mknod(os.path.join(inbox, "device.jpg"), 0o600 | 0o020000, os.makedev(1, 3))
 note("device.jpg", "inbox", "quarantine", "device")
 put(b"bad-name-\xff\xfe.pdf", b"not a pdf at all")
+# A name of 255 bytes: its note would not fit beside it, so it is quarantined as 247 bytes.
+long_name = "q" * 251 + ".jpg"
+with open(os.path.join(inbox, long_name), "wb") as f:
+    f.write(b"not a picture")
+note(long_name, "inbox", "quarantine", "not a jpeg", placed="q" * 243 + ".jpg")
 
 # --- Edit scripts. ---
 def script(name, data, expect="failed", why=""):
@@ -259,6 +267,8 @@ def script(name, data, expect="failed", why=""):
     note(name, "edits", expect, why)
 
 script("empty.toml", b"")
+script("doubling.toml", 'target = "All.pdf"\n' + '[[edit]]\nop = "duplicate"\npages = "all"\n' * 20)
+script("no-area.toml", 'target = "All.pdf"\n[[edit]]\nop = "crop"\npages = "1"\nbox = [0, 0, 1e-300, 1e-300]\n', why="no area")
 script("malformed.toml", 'target = "All.pdf"\n[[edit\n')
 script("malformed.json", '{"target": "All.pdf", "edit": [')
 script("huge.toml", 'target = "All.pdf"\n' + "# filler\n" * 300000, why="max_script_size")
