@@ -91,15 +91,17 @@ import Testing
         let archived = try String(contentsOfFile: scratch.path + "/quarantine/arch/second.jpg.why.txt", encoding: .utf8)
         #expect(archived.contains("its pages are in \(all)") && archived.contains("leads outside the archive"), "\(archived)")
 
-        // A link among the daemon's own claims: the file is not claimed through it; it waits in the inbox.
+        // A link among the daemon's own claims: the file is not claimed through it, and no retry
+        // could claim it, so it goes to the quarantine with the reason.
         let claimsRoot = scratch.path + "/inbox/.pdftrapper-claims"
         let instance = try #require(try FileManager.default.contentsOfDirectory(atPath: claimsRoot).first)
         try FileManager.default.createSymbolicLink(atPath: "\(claimsRoot)/\(instance)/deep", withDestinationPath: decoy)
         try FileManager.default.createDirectory(atPath: scratch.path + "/inbox/deep", withIntermediateDirectories: true)
         try TestImages.make(scratch.path + "/inbox/deep/third.jpg", width: 103)
-        #expect(eventually { daemon.log.contains("deep/third.jpg") && daemon.log.contains("leads outside the inbox") },
-                "log: \(daemon.log)")
-        #expect(exists(scratch.path + "/inbox/deep/third.jpg"), "not lost: still in the inbox")
+        #expect(eventually { exists(scratch.path + "/quarantine/deep/third.jpg.why.txt") }, "log: \(daemon.log)")
+        let unclaimed = try String(contentsOfFile: scratch.path + "/quarantine/deep/third.jpg.why.txt", encoding: .utf8)
+        #expect(unclaimed.contains("cannot be claimed") && unclaimed.contains("leads outside the inbox"), "\(unclaimed)")
+        #expect(!daemon.log.contains("third.jpg: will retry"), "a permanent failure is not retried: \(daemon.log)")
 
         // A link in the library: the target is not written through it.
         try FileManager.default.createSymbolicLink(atPath: scratch.path + "/library/Letters", withDestinationPath: decoy)

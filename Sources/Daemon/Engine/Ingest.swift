@@ -58,7 +58,7 @@ public enum Ingest {
         } catch let error as EngineError {
             throw error
         } catch let error as Durable.Failure {
-            throw EngineError.io(error)
+            throw EngineError.writing(error)
         } catch let error as CocoaError {
             throw TargetStore.engineError(error)
         } catch {

@@ -117,6 +117,9 @@ public struct InboxJob {
         do {
             let claimed = try folders.move(path, to: claims + "/" + relativePath, durable: false)
             return .claimed(Claimed(path: claimed, relativePath: relativePath, plan: plan))
+        } catch where error.isPermanent {
+            // A link placed among the claims, say: no retry can claim it, so it goes to quarantine as it is.
+            return .done(quarantine(path, relativePath, plan.rule, reason: "cannot be claimed: \(error)"))
         } catch {
             return .done(JobOutcome(input: relativePath, result: error.code == ENOENT ? .takenElsewhere : .retryLater,
                                     rule: plan.rule, reason: "\(error)", date: now))
