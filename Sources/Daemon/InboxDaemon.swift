@@ -47,7 +47,8 @@ public final class InboxDaemon {
         do {
             config = try ConfigLoader.load(file: configPath, environment: environment)
         } catch {
-            startLog.log(.error, "pdftrapper: \(error)")
+            // Each problem on a line of its own, as check-config prints them.
+            for problem in "\(error)".split(separator: "\n") { startLog.log(.error, "pdftrapper: \(problem)") }
             throw error.isUnreadable ? .noInput : .config
         }
         log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
@@ -204,7 +205,12 @@ public final class InboxDaemon {
         case .noRule, .takenElsewhere: .notice
         case .quarantined, .retryLater: .warning
         }
-        log.log(level, outcome.summary + (outcome.result == .ingested ? outcome.reason.map { " (\($0))" } ?? "" : ""),
+        // A retry that fails for the same reason again is one episode: said once, not every 30 s.
+        var retrying = status.retrying ?? [:]
+        let again = outcome.result == .retryLater && retrying[outcome.input] == outcome.reason
+        if outcome.result == .retryLater { retrying[outcome.input] = outcome.reason ?? "" } else { retrying[outcome.input] = nil }
+        status.retrying = retrying.isEmpty ? nil : retrying
+        log.log(again ? .debug : level, outcome.summary + (outcome.result == .ingested ? outcome.reason.map { " (\($0))" } ?? "" : ""),
                 fields: fields)
         status.record(outcome)
         // systemd wants a status line, not a stream of them: at most one a second.
@@ -320,7 +326,8 @@ public final class InboxDaemon {
 
     private var statusLine: String {
         let last = status.recent.last.map { "; last: \($0.summary)" } ?? ""
-        return "watching \(status.folders.count) folder\(status.folders.count == 1 ? "" : "s"); queue \(status.queue)\(last)"
+        let retrying = status.retrying.map { "; retrying \($0.count): \($0.values.sorted().first ?? "")" } ?? ""
+        return "watching \(status.folders.count) folder\(status.folders.count == 1 ? "" : "s"); queue \(status.queue)\(retrying)\(last)"
             .replacingOccurrences(of: "\n", with: " ")
     }
 

@@ -20,12 +20,24 @@ extension CommandContext {
         return loadConfig(found).map { $0 }
     }
 
-    func targetStore(_ arguments: ParsedArguments, config: Config?) -> Result<TargetStore, ExitCode> {
+    /// `confined`: the store writes only below the config's library and the state folder, as the
+    /// daemon's does (for targets the rules or a script choose, never for one named with `--to`).
+    func targetStore(_ arguments: ParsedArguments, config: Config?, confined: Bool = false) -> Result<TargetStore, ExitCode> {
         let folder = arguments.options["--state-dir"].map(absolute)
             ?? config.map { StateDirectory.forLibrary($0).path }
             ?? StateDirectory.fallback(environment: environment)
+        var folders: ConfinedFolders?
+        if confined, let config {
+            do {
+                folders = try ConfinedFolders([(path: config.library.root, label: "the library"),
+                                               (path: folder, label: "the state folder")])
+            } catch {
+                err("pdftrapper: \(error)")
+                return .failure(EngineError.writing(error).exitCode)
+            }
+        }
         do {
-            let store = try TargetStore(state: StateDirectory(path: folder), decoder: FlateStreamDecoder()) { path in
+            let store = try TargetStore(state: StateDirectory(path: folder), decoder: FlateStreamDecoder(), folders: folders) { path in
                 let report = try PDFRewriter.repair(path: path)
                 return "\(path): damaged; repaired by a full rewrite (\(report.bytesBefore) -> \(report.bytesAfter) bytes"
                     + (report.warnings.isEmpty ? ")" : "; qpdf: \(report.warnings.joined(separator: "; ")))")
@@ -42,7 +54,7 @@ extension CommandContext {
     /// The config (named with --config, or found) and its library's store, for commands that need both.
     func configAndStore(_ arguments: ParsedArguments) -> Result<(Config, TargetStore), ExitCode> {
         loadConfig(arguments.options["--config"].map(absolute)).flatMap { config in
-            targetStore(arguments, config: config).map { (config, $0) }
+            targetStore(arguments, config: config, confined: true).map { (config, $0) }
         }
     }
 

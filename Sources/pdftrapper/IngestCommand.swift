@@ -44,7 +44,8 @@ enum IngestCommand: Command {
         case .success(let loaded): config = loaded
         }
         let store: TargetStore
-        switch context.targetStore(arguments, config: config) {
+        // Targets the rules choose are written as the daemon writes them: below the library only.
+        switch context.targetStore(arguments, config: config, confined: arguments.options["--to"] == nil) {
         case .failure(let code): return code
         case .success(let opened): store = opened
         }

@@ -67,6 +67,9 @@ enum StatusCommand: Command {
         }
         for (folder, mode) in status.folders.sorted(by: { $0.key < $1.key }) { context.out("  \(folder): \(mode)") }
         context.out("  queue: \(status.queue)")
+        for (input, reason) in (status.retrying ?? [:]).sorted(by: { $0.key < $1.key }) {
+            context.out("  retrying: \(input): \(reason)")
+        }
         if !status.recent.isEmpty { context.out("  last jobs:") }
         for outcome in status.recent.suffix(10) {
             context.out("    \(formatter.string(from: outcome.date))  \(outcome.result.rawValue)  \(outcome.summary)")

@@ -40,7 +40,7 @@ public enum EngineError: Error, CustomStringConvertible {
     }
 
     /// A failed write: retried later, unless it can never succeed.
-    static func writing(_ failure: Durable.Failure) -> EngineError {
+    public static func writing(_ failure: Durable.Failure) -> EngineError {
         failure.isPermanent ? .permanent(failure) : .io(failure)
     }
 

@@ -21,11 +21,11 @@ public enum Ingest {
             for input in inputs {
                 for index in 0..<input.pageCount {
                     let reference = writer.reserve()
-                    let page = try blamingInput(input) { try input.writePage(index, as: reference, into: &writer) }
+                    let page = try blamingInput(input, target) { try input.writePage(index, as: reference, into: &writer) }
                     try PDFPageTree.writePage(page, as: reference, parent: parent, rootDefaults: rootDictionary, into: &writer)
                     pages.append(reference)
                 }
-                if let form = try blamingInput(input, { try input.writeForm(into: &writer) }) { forms.append(form) }
+                if let form = try blamingInput(input, target, { try input.writeForm(into: &writer) }) { forms.append(form) }
             }
             if let reader {
                 try PDFPageTree.attach(pages, at: position, root: parent, dictionary: rootDictionary, reader: reader, into: &writer)
@@ -52,7 +52,7 @@ public enum Ingest {
 
     /// An input that fails while its pages are written is named, so that it alone is refused; the
     /// target's own I/O errors pass as they are.
-    private static func blamingInput<T>(_ input: any InputDocument, _ body: () throws -> T) throws -> T {
+    private static func blamingInput<T>(_ input: any InputDocument, _ target: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as EngineError {
@@ -60,7 +60,7 @@ public enum Ingest {
         } catch let error as Durable.Failure {
             throw EngineError.writing(error)
         } catch let error as CocoaError {
-            throw TargetStore.engineError(error)
+            throw TargetStore.engineError(error, target: target)
         } catch {
             throw EngineError.badInput(name: input.name, reason: "\(error)")
         }

@@ -42,7 +42,30 @@ extension TargetStore {
         guard FileManager.default.fileExists(atPath: target) else {
             return try create(target, key, build)
         }
-        var repairNote: String?
+        // Damage found once the writing began (a broken /Prev chain, an object cut short) takes the
+        // same one repair path as damage found in the tail: rewritten whole, then tried once more.
+        do {
+            return try append(target, key, build, repaired: nil)
+        } catch let error as PDFError where error.needsRepair {
+            let note: String
+            do { note = try repairWhole(target) } catch {
+                throw EngineError.damaged(target: target, reason: "\(error)")
+            }
+            log.append(note)
+            do {
+                return try append(target, key, build, repaired: note)
+            } catch let error as PDFError {
+                throw EngineError.damaged(target: target, reason: "\(error)")
+            }
+        }
+    }
+
+    /// One revision at the end of an existing target; a damaged tail is repaired first (unless it
+    /// was just repaired, `repaired`), damage found while writing is thrown as the PDFError it is.
+    private func append(_ target: String, _ key: String, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord,
+                        repaired: String?) throws -> Committed
+    {
+        var repairNote = repaired
         let reader: PDFTailReader
         // A target whose numbering leaves no room for new objects is renumbered by the repair.
         func checkedTail() throws -> PDFTailReader {
@@ -54,7 +77,7 @@ extension TargetStore {
             reader = try checkedTail()
         } catch PDFError.encrypted {
             throw EngineError.encrypted(target: target)
-        } catch let error as PDFError where error.needsRepair {
+        } catch let error as PDFError where error.needsRepair && repaired == nil {
             do {
                 repairNote = try repairWhole(target)
                 log.append(repairNote!)
@@ -62,6 +85,8 @@ extension TargetStore {
             } catch {
                 throw EngineError.damaged(target: target, reason: "\(error)")
             }
+        } catch let error as PDFError where error.needsRepair {
+            throw EngineError.damaged(target: target, reason: "\(error)")
         } catch {
             throw EngineError.unreadable(target: target, reason: "\(error)")
         }
@@ -89,7 +114,7 @@ extension TargetStore {
             // Once the state says the revision is there, it stays (recovery clears the journal).
             // Before that nothing of it may stay: cut back, and forget the journal only if that worked.
             if !remembered, (try? folders.truncate(target, to: base)) != nil { try? clearJournal(key) }
-            throw Self.engineError(error)
+            throw Self.engineError(error, target: target)
         }
     }
 
@@ -105,15 +130,23 @@ extension TargetStore {
 
     /// Errors from writing the target or the state are I/O (worth a retry); an input's own failure
     /// (`badInput`) and the engine's refusals pass as they are.
-    static func engineError(_ error: any Error) -> any Error {
+    /// A Foundation write error names neither the file (the handle has no path) nor, as a
+    /// POSIXError, the reason: both are put back, so the log says `write T.pdf: No space left on device`.
+    static func engineError(_ error: any Error, target: String) -> any Error {
         switch error {
         case let error as EngineError: error
         case let error as Durable.Failure: EngineError.writing(error)
         case let error as CocoaError:
-            EngineError.io(Durable.Failure(step: "write", path: error.filePath ?? "",
-                                           code: Int32((error.underlying as? POSIXError)?.code.rawValue ?? EIO)))
+            EngineError.writing(Durable.Failure(step: "write", path: error.filePath ?? target, code: posixCode(of: error)))
         default: error
         }
+    }
+
+    /// The errno beneath a Foundation file error (its NSUnderlyingError in the POSIX domain), else EIO.
+    static func posixCode(of error: CocoaError) -> Int32 {
+        if let posix = error.underlying as? POSIXError { return posix.code.rawValue }
+        if let underlying = error.underlying as NSError?, underlying.domain == NSPOSIXErrorDomain { return Int32(underlying.code) }
+        return EIO
     }
 
     private func create(_ target: String, _ key: String, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
@@ -152,7 +185,7 @@ extension TargetStore {
             // A target this revision created goes again unless the state already counts it.
             let undone = remembered || !linked || (try? folders.remove(target)) != nil
             if !remembered, undone { try? clearJournal(key) }
-            throw Self.engineError(error)
+            throw Self.engineError(error, target: target)
         }
     }
 

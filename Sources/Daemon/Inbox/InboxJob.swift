@@ -151,7 +151,9 @@ public struct InboxJob {
 
     private func writeManifest(_ group: [Claimed], target: String) -> String? {
         let file = manifestFolder + "/" + UUID().uuidString + ".txt"
-        let lines = ([target] + group.map(\.relativePath)).joined(separator: "\n") + "\n"
+        // Each input by its name among the claims (a second `x.png` waits there as `x-2.png`), as
+        // recovery finds it.
+        let lines = ([target] + group.map { String($0.path.dropFirst(claims.count + 1)) }).joined(separator: "\n") + "\n"
         do {
             try folders.replace(file, with: Data(lines.utf8))
             return file

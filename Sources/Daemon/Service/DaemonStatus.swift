@@ -13,6 +13,9 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     /// The most recent jobs, newest last.
     public var recent: [JobOutcome]
     public var state: String
+    /// Inputs waiting among the claims for a retry, each with why (a full disk, say): what the
+    /// operator must fix. Absent in a status written before there was such a thing.
+    public var retrying: [String: String]?
 
     public static let keep = 20
 
