@@ -34,7 +34,13 @@ public enum PDFImportError: Error, Equatable, Sendable, CustomStringConvertible 
 ///
 /// What is not copied: the page's /Parent (the caller hangs the page into its own tree), other
 /// pages (references to them, e.g. a link's /Dest, become null), page-tree nodes, and the source's
-/// catalog. Inherited /Resources, /MediaBox, /CropBox and /Rotate are made explicit on each page.
+/// catalog (its /OpenAction and JavaScript name tree with it). Inherited /Resources, /MediaBox,
+/// /CropBox and /Rotate are made explicit on each page.
+///
+/// Unless told to keep active content, what runs code is left out too: /AA (additional actions) of
+/// pages, annotations and fields, and /A or /Next actions of the types in `activeActions`. What a
+/// page shows stays (content, fonts, images, forms, annotations, /URI and /GoTo links); `removed`
+/// says what went.
 ///
 /// Owns its qpdf handle: not Sendable, use it from one task.
 public final class PDFImporter {
@@ -42,6 +48,13 @@ public final class PDFImporter {
     public let pageCount: Int
     /// qpdf's warnings so far (reading a damaged file, recovered objects), one line each: for the log.
     public private(set) var warnings: [String] = []
+    /// Active content left out so far, one name each ("Launch", "JavaScript", "AA", "OpenAction").
+    public private(set) var removed: [String] = []
+    let keepsActiveContent: Bool
+
+    /// Action types (§12.6.4) that run code, send data out, or play media.
+    public static let activeActions: Set<String> = ["JavaScript", "Launch", "SubmitForm", "ImportData", "RichMedia",
+                                                    "Rendition", "Movie", "Sound", "GoToE"]
 
     private let qpdf: QPDFHandle
     private var pageHandles: [qpdf_oh] = []
@@ -61,8 +74,9 @@ public final class PDFImporter {
 
     /// Opens `path`. Files encrypted with only an owner password open (their objects decrypted);
     /// a file that needs a user password is `PDFImportError.passwordRequired`.
-    public init(path: String) throws(PDFImportError) {
+    public init(path: String, keepActiveContent: Bool = false) throws(PDFImportError) {
         self.path = path
+        self.keepsActiveContent = keepActiveContent
         qpdf = QPDFHandle()
         do {
             try qpdf.read(path, password: nil)
@@ -85,6 +99,7 @@ public final class PDFImporter {
             }
             let root = qpdf_get_root(qpdf.data)
             try qpdf.check()
+            if !keepActiveContent { removed += Self.catalogActiveContent(qpdf.data, root) }
             if qpdf_oh_is_indirect(qpdf.data, root) != QPDF_FALSE {
                 catalog = ObjectID(
                     number: qpdf_oh_get_object_id(qpdf.data, root), generation: qpdf_oh_get_generation(qpdf.data, root))
@@ -96,6 +111,31 @@ public final class PDFImporter {
         pageCount = max(0, count)
         catalogID = catalog
         warnings = qpdf.takeWarnings()
+    }
+
+    /// What of the catalog's active content would have run on opening: the /OpenAction (when it is
+    /// an action that runs code) and the JavaScript name tree. The catalog is never copied; this
+    /// only says so.
+    private static func catalogActiveContent(_ data: qpdf_data, _ root: qpdf_oh) -> [String] {
+        var found: [String] = []
+        let open = qpdf_oh_get_key(data, root, "/OpenAction")
+        defer { qpdf_oh_release(data, open) }
+        if let type = actionType(data, open), activeActions.contains(type) { found.append("OpenAction (\(type))") }
+        let names = qpdf_oh_get_key(data, root, "/Names")
+        defer { qpdf_oh_release(data, names) }
+        if qpdf_oh_is_dictionary(data, names) != QPDF_FALSE, qpdf_oh_has_key(data, names, "/JavaScript") != QPDF_FALSE {
+            found.append("JavaScript name tree")
+        }
+        return found
+    }
+
+    /// The /S of an action dictionary, without its slash; nil for anything else.
+    static func actionType(_ data: qpdf_data, _ handle: qpdf_oh) -> String? {
+        guard qpdf_oh_is_dictionary(data, handle) != QPDF_FALSE else { return nil }
+        let type = qpdf_oh_get_key(data, handle, "/S")
+        defer { qpdf_oh_release(data, type) }
+        guard qpdf_oh_is_name(data, type) != QPDF_FALSE, let name = qpdf_oh_get_name(data, type) else { return nil }
+        return String(String(cString: name).dropFirst())
     }
 
     /// Copies page `index` (0-based) and everything it refers to into `sink`, and returns the
@@ -342,11 +382,36 @@ public final class PDFImporter {
                 let item = qpdf_oh_get_key(data, handle, key)
                 defer { qpdf_oh_release(data, item) }
                 try check(step)
+                if !importer.keepsActiveContent, let active = activeContent(key, item) {
+                    importer.removed += active
+                    continue
+                }
                 let converted = try value(item, depth: depth + 1, step: step, into: &sink)
                 if key == "/P", pageReference == nil, converted == .null { continue }
                 result[PDFName(bytes: Array(key.utf8.dropFirst()))] = converted
             }
             return result
+        }
+
+        /// What of `key`'s value runs code: all of /AA; an /A action of an active type; a /Next that
+        /// chains one (dropped whole). Nil when the value stays.
+        func activeContent(_ key: String, _ item: qpdf_oh) -> [String]? {
+            switch key {
+            case "/AA":
+                return ["AA"]
+            case "/A", "/Next":
+                var actions = [item]
+                var owned: [qpdf_oh] = []
+                defer { for handle in owned { qpdf_oh_release(data, handle) } }
+                if qpdf_oh_is_array(data, item) != QPDF_FALSE {
+                    actions = (0..<qpdf_oh_get_array_n_items(data, item)).map { qpdf_oh_get_array_item(data, item, $0) }
+                    owned = actions
+                }
+                let active = actions.compactMap { PDFImporter.actionType(data, $0) }.filter(PDFImporter.activeActions.contains)
+                return active.isEmpty ? nil : active
+            default:
+                return nil
+            }
         }
 
         func name(_ handle: qpdf_oh, step: String) throws(Failure) -> PDFName {

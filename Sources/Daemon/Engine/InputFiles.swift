@@ -49,7 +49,8 @@ public struct InputFiles: Sendable {
             let head = try PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)
             switch FileKind.sniff(head) {
             case .pdf:
-                return try PDFInput(path: path, name: name, separator: steps.separator, blankThreshold: steps.blankThreshold)
+                return try PDFInput(path: path, name: name, separator: steps.separator, blankThreshold: steps.blankThreshold,
+                                    activeContent: steps.activeContent)
             case .unknown:
                 throw EngineError.badInput(name: name, reason: Self.describeUnknown(head, name: name))
             default:
@@ -181,8 +182,16 @@ final class PDFInput: InputDocument {
 
     var pageCount: Int { kept.count }
 
-    init(path: String, name: String, separator: Separator? = nil, blankThreshold: Double = PageSteps.defaultBlankThreshold) throws {
-        importer = try PDFImporter(path: path)
+    /// What was left out of the pages imported so far, for the log and the history.
+    var stepsNote: String? {
+        guard !importer.removed.isEmpty else { return nil }
+        let count = importer.removed.count
+        return "removed \(count) action\(count == 1 ? "" : "s"): " + importer.removed.joined(separator: ", ")
+    }
+
+    init(path: String, name: String, separator: Separator? = nil, blankThreshold: Double = PageSteps.defaultBlankThreshold,
+         activeContent: ActiveContent = .strip) throws {
+        importer = try PDFImporter(path: path, keepActiveContent: activeContent == .keep)
         guard importer.pageCount > 0 else { throw EngineError.badInput(name: name, reason: "PDF has no pages") }
         self.name = name
         self.sha256 = try FileDigest.sha256(path: path)

@@ -58,6 +58,8 @@ public struct InboxSettings: Sendable {
     public var archive: String
     public var quarantine: String
     public var duplicates: DuplicatePolicy
+    /// What imported PDF pages keep of what runs code, unless a rule says otherwise.
+    public var activeContent: ActiveContent = .strip
 
     public static let defaultIgnore = [
         ".*", "*.part", "*.tmp", "*.crdownload", "*~", ".~lock.*", ".syncthing.*", "._*", "Thumbs.db", "@eaDir",

@@ -57,7 +57,11 @@ struct ConfigBuilder {
         let purge = editsTable?.bool("purge") ?? false
         let edits = siblingFolder(&editsTable, "edits", beside: inboxPath)
         let signatures = siblingFolder(&signaturesTable, "signatures", beside: inboxPath)
-        let rules = RuleReader(log: log).rules(ruleTables)
+        var rules = RuleReader(log: log).rules(ruleTables)
+        // A rule that does not say keeps the inbox's choice of active content.
+        for index in rules.indices where rules[index].activeContent == nil {
+            rules[index].steps.activeContent = inbox?.activeContent ?? .strip
+        }
         let profiles = scanProfiles(&profilesTable, ruleNames: rules.map(\.name))
         let scanners = scannerBindings(scannerTables, profiles: profiles.map(\.name))
 
@@ -96,12 +100,14 @@ struct ConfigBuilder {
         let writtenArchive = path(&reader, "archive")
         let writtenQuarantine = path(&reader, "quarantine")
         let duplicates = reader.choice("duplicates", default: DuplicatePolicy.skip)
+        let activeContent = reader.choice("active_content", default: ActiveContent.strip)
         guard let inboxPath else { return (nil, []) }
         let archive = writtenArchive ?? sibling("archive", of: inboxPath)
         let quarantine = writtenQuarantine ?? sibling("quarantine", of: inboxPath)
-        let settings = InboxSettings(path: inboxPath.value, settleSeconds: settle, watch: watch, pollSeconds: poll,
+        var settings = InboxSettings(path: inboxPath.value, settleSeconds: settle, watch: watch, pollSeconds: poll,
                                      rescanSeconds: rescan, ignore: ignore, archive: archive.value,
                                      quarantine: quarantine.value, duplicates: duplicates)
+        settings.activeContent = activeContent
         return (settings, [Folder(key: "inbox.archive", path: archive.value, location: archive.location, watched: false,
                                   defaulted: archive.defaulted),
                            Folder(key: "inbox.quarantine", path: quarantine.value, location: quarantine.location, watched: false,

@@ -35,6 +35,11 @@ struct RuleReader {
             var rule = Rule(name: name.value, match: match, target: target, mode: mode, batchWindowSeconds: window ?? 120,
                             original: original, archiveAs: archiveAs ?? Rule.defaultArchiveAs)
             rule.steps = steps
+            if table.table["active_content"] != nil {
+                let choice = table.choice("active_content", default: ActiveContent.strip)
+                rule.activeContent = choice
+                rule.steps.activeContent = choice
+            }
             rule.collate = collate
             rule.collateWindowSeconds = collateWindow ?? 1800
             return rule

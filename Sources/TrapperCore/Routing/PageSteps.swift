@@ -18,6 +18,9 @@ public struct PageSteps: Sendable, Equatable {
     /// Sheets that end one document and start the next: each part of an input or a scan batch
     /// becomes a new file of its own. Nil: an input stays one document.
     public var separator: Separator?
+    /// What a PDF input's pages bring that runs code (actions of type JavaScript, Launch, ...):
+    /// left out (the default), or kept. `active_content` of the rule, else of `[inbox]`.
+    public var activeContent: ActiveContent = .strip
 
     public static let defaultDeskewThreshold = 0.3
     public static let defaultBlankThreshold = 0.0005
@@ -35,6 +38,11 @@ public struct PageSteps: Sendable, Equatable {
 
     /// Whether any step looks at the pixels while the pages go in (OCR comes after).
     public var isEmpty: Bool { deskewAbove == nil && !orient && blank == .keep && compress == .keep && separator == nil }
+}
+
+/// `active_content = "strip" | "keep"`.
+public enum ActiveContent: String, Sendable, CaseIterable {
+    case strip, keep
 }
 
 /// `separator = "blank" | "patch-t" | "barcode"`, and for barcodes `separator_prefix`: which sheets

@@ -54,6 +54,8 @@ public struct Rule: Sendable {
     public var archiveAs: PathTemplate
     /// What happens to each page of an image input on the way.
     public var steps = PageSteps()
+    /// `active_content` as the rule wrote it (nil: the inbox's); in force through `steps`.
+    public var activeContent: ActiveContent?
     /// `collate = "double-sided"`: an input is the front pass, the next within the window the back.
     public var collate: Collation = .none
     public var collateWindowSeconds: Double = 1800
