@@ -20,6 +20,8 @@ public final class InboxDaemon {
     var lastWatchdog = Date.distantPast
     var lastClaimRetry = Date()
     var lastStatusNotice = Date.distantPast
+    /// Inputs not whole yet, by path below the inbox: when to look again, backing off to 30 s.
+    var waiting: [String: (next: Date, interval: Double)] = [:]
     /// The scanner agent, when the config has `[[scanner]]` entries.
     var scanners: ScannerSupervisor?
     /// Edit scripts, each in a worker process of its own (set up in init, where the config is known).
@@ -136,6 +138,7 @@ public final class InboxDaemon {
                 saveStatus()
                 notifier.notify("STATUS=\(statusLine)")
             }
+            lookAgainAtWaiting()
             takeScans()
             for outcome in job.expireHeld() { report(outcome) }
             reportOCR()
@@ -201,23 +204,53 @@ public final class InboxDaemon {
         if let rule = outcome.rule { fields[EventField.rule] = rule }
         if let revision = outcome.revision { fields[EventField.revision] = String(revision) }
         let level: LogLevel = switch outcome.result {
-        case .ingested, .duplicate, .held: .info
+        case .ingested, .duplicate, .held, .waiting: .info
         case .noRule, .takenElsewhere: .notice
         case .quarantined, .retryLater: .warning
         }
         // A retry that fails for the same reason again is one episode: said once, not every 30 s.
         var retrying = status.retrying ?? [:]
-        let again = outcome.result == .retryLater && retrying[outcome.input] == outcome.reason
+        var again = outcome.result == .retryLater && retrying[outcome.input] == outcome.reason
         if outcome.result == .retryLater { retrying[outcome.input] = outcome.reason ?? "" } else { retrying[outcome.input] = nil }
         status.retrying = retrying.isEmpty ? nil : retrying
+        // So is the wait for a file that is not whole yet; it is looked at again, less and less often.
+        var waits = status.waiting ?? [:]
+        if outcome.result == .waiting {
+            let interval = waiting[outcome.input].map { min($0.interval * 2, 30) } ?? 1
+            again = waiting[outcome.input] != nil
+            waiting[outcome.input] = (Date().addingTimeInterval(interval), interval)
+            waits[outcome.input] = outcome.reason ?? ""
+        } else {
+            waiting[outcome.input] = nil
+            waits[outcome.input] = nil
+        }
+        status.waiting = waits.isEmpty ? nil : waits
         log.log(again ? .debug : level, outcome.summary + (outcome.result == .ingested ? outcome.reason.map { " (\($0))" } ?? "" : ""),
                 fields: fields)
-        status.record(outcome)
+        if !again { status.record(outcome) }
         // systemd wants a status line, not a stream of them: at most one a second.
         if Date().timeIntervalSince(lastStatusNotice) >= 1 {
             notifier.notify("STATUS=\(statusLine)")
             lastStatusNotice = Date()
         }
+    }
+
+    /// Files that were not whole yet, whose time to be looked at again has come (a writer that
+    /// resumes is seen by its own events too; this catches the one whose events were missed).
+    private func lookAgainAtWaiting() {
+        let now = Date()
+        let due = waiting.filter { $0.value.next <= now }.map(\.key).sorted()
+        guard !due.isEmpty else { return }
+        let arrivals = due.map { InboxJob.Arrival(path: config.inbox.path + "/" + $0, relativePath: $0, isRegularFile: true) }
+        let outcomes = job.take(arrivals, now: now)
+        for outcome in outcomes { report(outcome) }
+        // Gone meanwhile (taken by another daemon, deleted): no longer waited for.
+        for input in due where !outcomes.contains(where: { $0.input == input }) {
+            waiting[input] = nil
+            status.waiting?[input] = nil
+        }
+        if status.waiting?.isEmpty == true { status.waiting = nil }
+        saveStatus()
     }
 
     /// Repairs and roll-backs the engine did while it worked.
@@ -327,6 +360,9 @@ public final class InboxDaemon {
     private var statusLine: String {
         let last = status.recent.last.map { "; last: \($0.summary)" } ?? ""
         let retrying = status.retrying.map { "; retrying \($0.count): \($0.values.sorted().first ?? "")" } ?? ""
+            + (status.waiting.map { waits in
+                waits.sorted { $0.key < $1.key }.map { "; waiting: \($0.key) \($0.value)" }.joined()
+            } ?? "")
         return "watching \(status.folders.count) folder\(status.folders.count == 1 ? "" : "s"); queue \(status.queue)\(retrying)\(last)"
             .replacingOccurrences(of: "\n", with: " ")
     }

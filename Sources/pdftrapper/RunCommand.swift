@@ -70,6 +70,9 @@ enum StatusCommand: Command {
         for (input, reason) in (status.retrying ?? [:]).sorted(by: { $0.key < $1.key }) {
             context.out("  retrying: \(input): \(reason)")
         }
+        for (input, reason) in (status.waiting ?? [:]).sorted(by: { $0.key < $1.key }) {
+            context.out("  waiting: \(input) \(reason)")
+        }
         if !status.recent.isEmpty { context.out("  last jobs:") }
         for outcome in status.recent.suffix(10) {
             context.out("    \(formatter.string(from: outcome.date))  \(outcome.result.rawValue)  \(outcome.summary)")

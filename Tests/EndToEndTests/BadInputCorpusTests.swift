@@ -18,7 +18,8 @@ import Testing
 
     @Test func everyBadInputIsRefusedWithItsReasonAndTheGoodOnesGoIn() throws {
         let scratch = try Scratch()
-        try scratch.write("config.toml", TestConfig.folders() + """
+        // Truncated files are waited for (an upload may go on) until incomplete_timeout, then quarantined.
+        try scratch.write("config.toml", TestConfig.folders(inbox: "incomplete_timeout = \"1s\"") + """
             [limits]
             max_input_size = "4MB"
             max_pages = 50
@@ -59,6 +60,9 @@ import Testing
         // Every good file, and nothing else, is a page of the target; every reader agrees.
         let target = scratch.path + "/library/All.pdf"
         try PDFReaders.requireAllAgree(target, pages: good.count)
+        // The good page that asked to launch a program and run JavaScript went in without both.
+        let objects = try PDFReaders.run("qpdf", ["--json=2", "--json-key=qpdf", target]).text
+        #expect(!objects.contains("/Launch") && !objects.contains("/JavaScript"), "active content was imported")
         // Each log line is one line: a name with a newline is written as \n.
         #expect(daemon.log.contains(#"new\nline.jpg: 1 page into"#), "\(daemon.log)")
         // Nothing was written outside, and the file a link pointed at is still there, untouched.

@@ -68,9 +68,18 @@ import Testing
         var doublings: [String] = []
         _ = try scratch.write("decoy/keep.png", "the decoy's own file")
         let decoyBefore = ContainmentTests.snapshot(scratch.path + "/decoy")
+        // Every round a paused upload: its first half before the kill, the rest after the restart.
+        var pendingHalf: (path: String, rest: Data)?
         for round in 0...kills {
             let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url, environment: tiny.environment)
             #expect(daemon.notify.wait(for: "READY=1", timeout: 30), "round \(round): \(daemon.log)")
+            if let (path, rest) = pendingHalf {
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: rest)
+                try handle.close()
+                pendingHalf = nil
+            }
             guard round < kills else {
                 // The last run: let it finish everything, then stop cleanly.
                 try? tiny.release("scan")
@@ -91,6 +100,12 @@ import Testing
                     os.rename(staging, os.path.join(root, "inbox", folder, name))
                 """, [scratch.path, "\(round)"] + names)
             for (index, name) in names.enumerated() { dropped[name] = index % 2 == 0 ? "A.pdf" : "B.pdf" }
+            let half = "r\(round)-\(filesPerRound).png"  // the name after the round's own ten
+            try TestImages.make(scratch.path + "/staging-" + half, width: 30 + round, height: 20)
+            let whole = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/staging-" + half))
+            try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: scratch.path + "/inbox/a/" + half))
+            pendingHalf = (scratch.path + "/inbox/a/" + half, whole.suffix(from: whole.count / 2))
+            dropped[half] = "A.pdf"
             let script = "e\(round).toml"
             try scratch.write("staging-" + script, """
                 target = "A.pdf"

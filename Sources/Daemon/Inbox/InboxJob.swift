@@ -112,10 +112,27 @@ public struct InboxJob {
             leftAlone.insert(identity)
             return .done(JobOutcome(input: relativePath, result: .noRule, date: now))
         }
+        // Not whole yet: a paused upload is left where it is (the writer goes on with it) until
+        // incomplete_timeout after its last write. Then it is taken if it reads after all (a marker
+        // hidden by padding), else quarantined as incomplete, with what reading it says.
+        var tooLate: String?
+        if case .incomplete(let missing) = Self.completeness(path, input.kind) {
+            let quiet = now.timeIntervalSince(Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec)))
+            let limit = config.inbox.incompleteTimeoutSeconds
+            guard quiet >= limit else {
+                reserved.remove(plan.targetPath)
+                return .done(JobOutcome(input: relativePath, result: .waiting, rule: plan.rule,
+                                        reason: "incomplete for \(Int(max(0, quiet))) s (\(missing))", date: now))
+            }
+            do { _ = try inputs.open(path) } catch {
+                tooLate = "incomplete: \(missing) after \(Quantities.describe(seconds: limit)) (inbox.incomplete_timeout); \(error)"
+            }
+        }
         // The claim: whoever renames it first has it; for everyone else the file is gone. A claim of
         // the same name still waiting (for a retry) is never replaced: this one is numbered.
         do {
             let claimed = try folders.move(path, to: claims + "/" + relativePath, durable: false)
+            if let tooLate { return .done(quarantine(claimed, relativePath, plan.rule, reason: tooLate)) }
             return .claimed(Claimed(path: claimed, relativePath: relativePath, plan: plan))
         } catch where error.isPermanent {
             // A link placed among the claims, say: no retry can claim it, so it goes to quarantine as it is.
@@ -377,6 +394,12 @@ public struct InboxJob {
     /// A file as it is now (path, inode, size, mtime): seen again unchanged, it is no new job.
     static func identity(_ path: String, _ status: stat) -> String {
         "\(path)|\(status.st_ino)|\(status.st_size)|\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+    }
+
+    /// Whether the file is structurally whole (an unreadable one counts as whole: it is refused later).
+    static func completeness(_ path: String, _ kind: FileKind) -> Completeness.Verdict {
+        guard let source = try? PDFFileSource(path: path) else { return .complete }
+        return Completeness.check(source, kind: kind)
     }
 
     /// What routing needs of a file: its place, size and kind by its first bytes.

@@ -17,6 +17,8 @@ public struct JobOutcome: Sendable, Equatable, Codable {
         case held
         /// A temporary problem (I/O, a full disk); it waits among the claimed inputs and is tried again.
         case retryLater
+        /// Not whole yet (an upload that paused): left where it is, and looked at again.
+        case waiting
     }
 
     public var input: String
@@ -52,6 +54,7 @@ public struct JobOutcome: Sendable, Equatable, Codable {
         case .takenElsewhere: "\(input): taken by another daemon"
         case .held: "\(input): held: \(reason ?? "")"
         case .retryLater: "\(input): will retry: \(reason ?? "")"
+        case .waiting: "waiting: \(input) \(reason ?? "")"
         }
     }
 }

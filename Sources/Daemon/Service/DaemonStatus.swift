@@ -16,6 +16,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     /// Inputs waiting among the claims for a retry, each with why (a full disk, say): what the
     /// operator must fix. Absent in a status written before there was such a thing.
     public var retrying: [String: String]?
+    /// Inputs not whole yet (an upload that paused), each with how long and what is missing.
+    public var waiting: [String: String]?
 
     public static let keep = 20
 

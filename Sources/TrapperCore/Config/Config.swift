@@ -58,6 +58,9 @@ public struct InboxSettings: Sendable {
     public var archive: String
     public var quarantine: String
     public var duplicates: DuplicatePolicy
+    /// How long a file that is not whole yet (an upload that paused) is waited for before it is
+    /// quarantined as incomplete.
+    public var incompleteTimeoutSeconds: Double = 600
     /// What imported PDF pages keep of what runs code, unless a rule says otherwise.
     public var activeContent: ActiveContent = .strip
 

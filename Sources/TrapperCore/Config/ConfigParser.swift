@@ -101,6 +101,7 @@ struct ConfigBuilder {
         let writtenQuarantine = path(&reader, "quarantine")
         let duplicates = reader.choice("duplicates", default: DuplicatePolicy.skip)
         let activeContent = reader.choice("active_content", default: ActiveContent.strip)
+        let incompleteTimeout = reader.seconds("incomplete_timeout")
         guard let inboxPath else { return (nil, []) }
         let archive = writtenArchive ?? sibling("archive", of: inboxPath)
         let quarantine = writtenQuarantine ?? sibling("quarantine", of: inboxPath)
@@ -108,6 +109,7 @@ struct ConfigBuilder {
                                      rescanSeconds: rescan, ignore: ignore, archive: archive.value,
                                      quarantine: quarantine.value, duplicates: duplicates)
         settings.activeContent = activeContent
+        if let incompleteTimeout { settings.incompleteTimeoutSeconds = incompleteTimeout }
         return (settings, [Folder(key: "inbox.archive", path: archive.value, location: archive.location, watched: false,
                                   defaulted: archive.defaulted),
                            Folder(key: "inbox.quarantine", path: quarantine.value, location: quarantine.location, watched: false,

@@ -144,6 +144,13 @@ put("good-2.png", image("PNG", (42, 30)), "ingest")
 put("good-3.pdf", good_pdf, "ingest")
 put("good-4.tiff", image("TIFF", (43, 30)), "ingest")
 put("good-5.pgm", image("PPM", (44, 30), mode="L"), "ingest")
+# A good page that asks a viewer to launch a program and run JavaScript: it goes in without them.
+put("good-6-active.pdf", pdf([b"<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /Launch /F (/bin/sh) >> >>",
+                              b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                              b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Annots [4 0 R] "
+                              b"/AA << /O << /S /Launch /F (/bin/sh) >> >> >>",
+                              b"<< /Type /Annot /Subtype /Link /Rect [0 0 50 50] /A << /S /JavaScript /JS (1) >> >>"]),
+    "ingest")
 # Strange names on good files: taken like any other.
 put("new\nline.jpg", image("JPEG", (45, 30)), "ingest")
 put(b"latin1-\xe9t\xe9.jpg", image("JPEG", (46, 30)), "ingest")
