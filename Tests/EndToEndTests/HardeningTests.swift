@@ -132,6 +132,24 @@ import Testing
         #expect(run.stderr.contains("\(library)/A.pdf: Read-only file system"), "\(run.stderr)")
     }
 
+    /// A target its user may not write: an I/O error naming it (exit 74), never "no such input" (66).
+    @Test func aTargetThatMayNotBeWrittenIsAnIOErrorNamingIt() throws {
+        let scratch = try Scratch()
+        try TestImages.make(scratch.path + "/a.png", width: 100)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/library", withIntermediateDirectories: true)
+        #expect(try Binary.run(["ingest", "--to", "library/A.pdf", "a.png"], in: scratch.url).status == 0)
+        try #require(getuid() == 0, "running as another user needs root, as CI has")
+        // The state folder and the input are nobody's to use; the target is root's alone.
+        try FileManager.default.createDirectory(atPath: scratch.path + "/nobody-state", withIntermediateDirectories: true)
+        for path in [scratch.path, scratch.path + "/nobody-state", scratch.path + "/a.png"] { chmod(path, 0o777) }
+        chmod(scratch.path + "/library/A.pdf", 0o644)
+        let run = try PDFReaders.run("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Binary.path,
+                                                 "ingest", "--state-dir", scratch.path + "/nobody-state",
+                                                 "--to", scratch.path + "/library/A.pdf", scratch.path + "/a.png"])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("\(scratch.path)/library/A.pdf: Permission denied"), "\(run.stderr)")
+    }
+
     /// The daemon on a full library: one warning for the episode naming the file and the reason, the
     /// same in `status` and STATUS=, and the page lands once space is back.
     @Test func theDaemonWaitsOutAFullDiskAndSaysSoOnce() throws {

@@ -69,7 +69,8 @@ public struct EditJob {
             }
         }
         do {
-            let bytes = try read(path)
+            // A script the daemon took lies in its edits folder; one named to `apply` wherever it was put.
+            let bytes = try read(path, in: file ? folders : try .anywhere())
             let script = try EditScriptParser.parse(bytes, file: shown, libraryRoot: config.library.root)
             guard ConfinedFolders.isTarget(script.target, inLibrary: config.library.root) else {
                 throw EditApplyError("target \(script.target) is outside the library \(config.library.root)")
@@ -135,7 +136,7 @@ public struct EditJob {
                                  pages: entry.record?.pagesAdded ?? 0)
     }
 
-    private func read(_ path: String) throws -> [UInt8] {
+    private func read(_ path: String, in folders: ConfinedFolders) throws -> [UInt8] {
         guard let status = folders.status(path) else { throw Durable.Failure(step: "read", path: path, code: ENOENT) }
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw EditApplyError("not a regular file (a link, folder, FIFO or socket); scripts must be plain files")
