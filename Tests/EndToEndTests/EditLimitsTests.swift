@@ -34,6 +34,14 @@ import Testing
 
     func target(_ scratch: Scratch) -> Data { FileManager.default.contents(atPath: scratch.path + "/library/T.pdf") ?? Data() }
 
+    /// The daemon, running, and the doubling script dropped into its edits folder.
+    func startWithTheDoublingScript(_ scratch: Scratch) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        try scratch.write("edits/double.toml", Self.doubling)
+        return daemon
+    }
+
     func failedNote(_ scratch: Scratch) -> String? {
         try? String(contentsOfFile: scratch.path + "/edits/failed/double.toml.error.txt", encoding: .utf8)
     }
@@ -41,9 +49,7 @@ import Testing
     @Test func aScriptThatWouldPassThePageLimitIsRefusedBeforeAnyWork() throws {
         let scratch = try world(limits: "max_pages_after_edit = 5000")
         let before = target(scratch)
-        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
-        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
-        try scratch.write("edits/double.toml", Self.doubling)
+        let daemon = try startWithTheDoublingScript(scratch)
         #expect(eventually { failedNote(scratch) != nil }, "log: \(daemon.log)")
         let note = failedNote(scratch) ?? ""
         #expect(note.contains("edit 13 (duplicate)") && note.contains("8192 pages")
@@ -58,9 +64,7 @@ import Testing
     @Test func aScriptPastItsDeadlineIsStoppedAndFiledAndTheInboxGoesOn() throws {
         let scratch = try world(limits: "max_pages_after_edit = 1_000_000\nedit_seconds = \"2s\"")
         let before = target(scratch)
-        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
-        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
-        try scratch.write("edits/double.toml", Self.doubling)
+        let daemon = try startWithTheDoublingScript(scratch)
         // While the script runs, a dropped picture is taken.
         try TestImages.make(scratch.path + "/inbox/while.png", width: 200)
         #expect(eventually { failedNote(scratch) != nil }, "log: \(daemon.log)")
@@ -75,9 +79,7 @@ import Testing
     @Test func aStopIsHonouredAtOnceAndTheRestartDoesNotSpinOnTheScript() throws {
         let scratch = try world(limits: "max_pages_after_edit = 1_000_000")
         let before = target(scratch)
-        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
-        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
-        try scratch.write("edits/double.toml", Self.doubling)
+        let daemon = try startWithTheDoublingScript(scratch)
         let claims = scratch.path + "/edits/.pdftrapper-claims"
         #expect(eventually { !FileManager.default.fileExists(atPath: scratch.path + "/edits/double.toml") }, "claimed")
         sleep(1)
