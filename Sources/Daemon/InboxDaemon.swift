@@ -24,6 +24,8 @@ public final class InboxDaemon {
     var waiting: [String: (next: Date, interval: Double)] = [:]
     /// The scanner agent, when the config has `[[scanner]]` entries.
     var scanners: ScannerSupervisor?
+    /// Held while the daemon runs: one daemon per state folder.
+    var stateLock: StateLock!
     /// Edit scripts, each in a worker process of its own (set up in init, where the config is known).
     var editWorkers: EditWorkers!
     /// Started once the daemon is set up, so that OCR of what was queued before it ran goes on.
@@ -55,6 +57,13 @@ public final class InboxDaemon {
         }
         log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
         if let warning = Self.permissionWarning(config.file) { log.log(.warning, warning) }
+        do {
+            try Durable.makeFolder(config.daemon.stateDir)
+            stateLock = try StateLock(stateDir: config.daemon.stateDir)
+        } catch {
+            log.log(.error, "pdftrapper: \(error)")
+            throw .temporaryFailure
+        }
         do {
             try Self.makeFolders(config)
             store = try Self.openStore(config)

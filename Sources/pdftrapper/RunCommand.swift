@@ -57,11 +57,14 @@ enum StatusCommand: Command {
             context.out("pdftrapper: not running (no status in \(config.daemon.stateDir))")
             return .notRunning
         }
-        let running = status.state != "stopped" && kill(pid_t(status.pid), 0) == 0
+        // Whether a daemon runs is the state folder's lock's to say (status.json is what the last
+        // one to write it left).
+        let holder = StateLock.holder(stateDir: config.daemon.stateDir)
+        let running = holder != nil
         let formatter = ISO8601DateFormatter()
         if running {
             let up = Int(Date().timeIntervalSince(status.started))
-            context.out("pdftrapper: running (pid \(status.pid), up \(up / 3600)h \(up / 60 % 60)m \(up % 60)s), \(status.state)")
+            context.out("pdftrapper: running (pid \(holder.map { $0 == 0 ? status.pid : $0 } ?? status.pid), up \(up / 3600)h \(up / 60 % 60)m \(up % 60)s), \(status.state)")
         } else {
             context.out("pdftrapper: not running (last seen \(formatter.string(from: status.updated)))")
         }
