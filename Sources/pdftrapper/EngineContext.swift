@@ -22,8 +22,15 @@ extension CommandContext {
 
     /// `confined`: the store writes only below the config's library and the state folder, as the
     /// daemon's does (for targets the rules or a script choose, never for one named with `--to`).
-    func targetStore(_ arguments: ParsedArguments, config: Config?, confined: Bool = false) -> Result<TargetStore, ExitCode> {
+    ///
+    /// The state folder: `--state-dir`; else the nearest `.pdftrapper` above `target` (as git finds
+    /// `.git`), so one file behaves the same whatever config was or was not named; else the config's
+    /// library's; else the default.
+    func targetStore(_ arguments: ParsedArguments, config: Config?, confined: Bool = false, target: String? = nil)
+        -> Result<TargetStore, ExitCode>
+    {
         let folder = arguments.options["--state-dir"].map(absolute)
+            ?? target.flatMap(StateDirectory.nearest(to:))
             ?? config.map { StateDirectory.forLibrary($0).path }
             ?? StateDirectory.fallback(environment: environment)
         var folders: ConfinedFolders?
@@ -59,8 +66,8 @@ extension CommandContext {
     }
 
     /// The store for `--state-dir`, or the config's (named or found), or the default.
-    func targetStore(_ arguments: ParsedArguments) -> Result<TargetStore, ExitCode> {
-        optionalConfig(arguments).flatMap { targetStore(arguments, config: $0) }
+    func targetStore(_ arguments: ParsedArguments, target: String? = nil) -> Result<TargetStore, ExitCode> {
+        optionalConfig(arguments).flatMap { targetStore(arguments, config: $0, target: target) }
     }
 
     /// For commands that act on one PDF: its absolute path and the store; or, when the arguments do
@@ -72,7 +79,8 @@ extension CommandContext {
             err("pdftrapper \(command): name one PDF\nusage: pdftrapper \(synopsis)")
             return .failure(.usage)
         }
-        return targetStore(arguments).map { (absolute(arguments.positionals[0]), $0) }
+        let target = absolute(arguments.positionals[0])
+        return targetStore(arguments, target: target).map { (target, $0) }
     }
 
     /// Runs an engine operation, reporting its failure in one line.

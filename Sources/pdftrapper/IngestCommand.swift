@@ -45,7 +45,8 @@ enum IngestCommand: Command {
         }
         let store: TargetStore
         // Targets the rules choose are written as the daemon writes them: below the library only.
-        switch context.targetStore(arguments, config: config, confined: arguments.options["--to"] == nil) {
+        switch context.targetStore(arguments, config: config, confined: arguments.options["--to"] == nil,
+                                   target: arguments.options["--to"].map(context.absolute)) {
         case .failure(let code): return code
         case .success(let opened): store = opened
         }

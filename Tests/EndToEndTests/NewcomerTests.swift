@@ -36,4 +36,26 @@ import Testing
         let after = try Binary.run(["status", "--config", "config.toml"], in: scratch.url)
         #expect(after.status == 3 && after.stdout.contains("not running"), "\(after.stdout)")
     }
+
+    /// A target's journal and undo tails live beside the library: `undo` without a config and
+    /// `redo` with one find the same ones, walking up from the target as git finds `.git`.
+    @Test func undoAndRedoFindTheTargetsStateWhateverConfigIsNamed() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", Self.config)
+        try TestImages.make(scratch.path + "/a.png", width: 100)
+        try TestImages.make(scratch.path + "/b.png", width: 200)
+        for input in ["a.png", "b.png"] {
+            #expect(try Binary.run(["ingest", "--config", "config.toml", input], in: scratch.url).status == 0)
+        }
+        try FileManager.default.createDirectory(atPath: scratch.path + "/elsewhere", withIntermediateDirectories: true)
+        let elsewhere = scratch.url.appendingPathComponent("elsewhere")
+        let environment = ["XDG_STATE_HOME": scratch.path + "/xdg", "HOME": scratch.path + "/home"]
+        let undone = try Binary.run(["undo", scratch.path + "/library/All.pdf"], environment: environment, in: elsewhere)
+        #expect(undone.status == 0, "\(undone.stderr)")
+        #expect(try PDFReaders.pdfinfoPages(scratch.path + "/library/All.pdf") == 1)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/xdg/pdftrapper"), "no second state folder")
+        let redone = try Binary.run(["redo", "--config", "config.toml", "library/All.pdf"], in: scratch.url)
+        #expect(redone.status == 0, "\(redone.stdout)\(redone.stderr)")
+        try PDFReaders.requireAllAgree(scratch.path + "/library/All.pdf", pages: 2)
+    }
 }

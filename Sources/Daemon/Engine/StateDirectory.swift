@@ -39,6 +39,20 @@ public struct StateDirectory: Sendable {
 
     public static let libraryFolderName = ".pdftrapper"
 
+    /// The nearest `.pdftrapper` folder in or above the folder of `target`, as git finds `.git`;
+    /// nil when there is none up to `/`.
+    public static func nearest(to target: String) -> String? {
+        var folder = ((target as NSString).standardizingPath as NSString).deletingLastPathComponent
+        while !folder.isEmpty {
+            let candidate = folder + "/" + libraryFolderName
+            var status = stat()
+            if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return candidate }
+            guard folder != "/" else { return nil }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
     /// The state folder for targets outside any config: `$PDFTRAPPER_STATE_DIR`, systemd's
     /// `$STATE_DIRECTORY`, `$XDG_STATE_HOME/pdftrapper`, `~/.local/state/pdftrapper`.
     public static func fallback(environment: [String: String]) -> String {
