@@ -58,4 +58,50 @@ import Testing
         #expect(redone.status == 0, "\(redone.stdout)\(redone.stderr)")
         try PDFReaders.requireAllAgree(scratch.path + "/library/All.pdf", pages: 2)
     }
+
+    /// Every edit is checked against the document before any is applied, and each that fails is
+    /// reported: by `apply`, and in failed/NAME.error.txt by the daemon.
+    @Test func anEditScriptReportsEveryProblemAgainstTheDocument() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", Self.config)
+        try TestImages.make(scratch.path + "/a.png", width: 100)
+        #expect(try Binary.run(["ingest", "--config", "config.toml", "a.png"], in: scratch.url).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/library/All.pdf"))
+        let script = """
+            target = "All.pdf"
+            [[edit]]
+            op = "delete"
+            pages = "4"
+            [[edit]]
+            op = "rotate"
+            pages = "1"
+            degrees = 90
+            [[edit]]
+            op = "bookmark"
+            title = "Nowhere"
+            page = 7
+            [[edit]]
+            op = "highlight"
+            page = 3
+            rects = [[10, 10, 50, 20]]
+
+            """
+        try scratch.write("three.toml", script)
+        let run = try Binary.run(["apply", "--config", "config.toml", "three.toml"], in: scratch.url)
+        #expect(run.status == 65)
+        for problem in ["edit 1 (delete): ", "edit 3 (bookmark): page 7 of a 1-page document", "edit 4 (highlight): "] {
+            #expect(run.stderr.contains(problem), "\(problem) is not reported: \(run.stderr)")
+        }
+        #expect(!run.stderr.contains("edit 2 ("), "the good edit is no problem: \(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/library/All.pdf")) == before)
+
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        try scratch.write("edits/three.toml", script)
+        let note = scratch.path + "/edits/failed/three.toml.error.txt"
+        #expect(eventually { FileManager.default.fileExists(atPath: note) }, "log: \(daemon.log)")
+        let lines = try String(contentsOfFile: note, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3 && lines[1].contains("edit 3 (bookmark)"), "\(lines)")
+        #expect(daemon.stop() == 0)
+    }
 }

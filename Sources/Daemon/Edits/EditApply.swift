@@ -24,6 +24,13 @@ public enum EditApply {
         public var description: String { "edit \(edit) (\(operation)): \(reason)" }
     }
 
+    /// Every edit that cannot be done against the document, each with its reason: all are checked
+    /// before any is written, so a script's author sees each problem at once.
+    public struct Refusals: Error, CustomStringConvertible {
+        public var all: [Refused]
+        public var description: String { all.map(\.description).joined(separator: "; ") }
+    }
+
     /// `maxPages`: what the document may grow to (limits.max_pages_after_edit); an edit that would
     /// add pages past it is refused before it does anything.
     public static func run(_ script: EditScript, name: String, sha256: [UInt8], store: TargetStore,
@@ -53,6 +60,7 @@ public enum EditApply {
             pagesBefore = editor.pageCount
             let context = MarkupContext(script: script, signatures: signatures, reader: reader, libraryRoot: libraryRoot,
                                         date: date)
+            var refused: [Refused] = []
             for edit in script.edits {
                 do {
                     let growth = try pagesAdded(by: edit.operation, pageCount: editor.pageCount)
@@ -61,12 +69,15 @@ public enum EditApply {
                                              + "limits.max_pages_after_edit = \(maxPages); nothing was changed")
                     }
                     try apply(edit.operation, script, &editor, markup: context, date: date)
-                } catch let refused as Refused {
-                    throw refused
+                } catch let one as Refused {
+                    refused.append(one)
                 } catch {
-                    throw Refused(edit: edit.index, operation: edit.operation.name, reason: "\(error)")
+                    // The edit is left out and the next ones are checked on: nothing is written anyway.
+                    refused.append(Refused(edit: edit.index, operation: edit.operation.name, reason: "\(error)"))
                 }
             }
+            if refused.count == 1 { throw refused[0] }
+            if !refused.isEmpty { throw Refusals(all: refused) }
             pageCount = editor.pageCount
             extracted = try context.writeExtracts(store: store, scriptName: name, sha256: sha256)
             return editor

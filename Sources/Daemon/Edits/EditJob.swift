@@ -88,6 +88,8 @@ public struct EditJob {
             }
         } catch let error as EditScriptError {
             outcome.problems = error.diagnostics.map(\.description)
+        } catch let refusals as EditApply.Refusals {
+            outcome.problems = refusals.all.map { "\(shown): \($0)" }
         } catch {
             outcome.problems = ["\(shown): \(error)"]
         }
