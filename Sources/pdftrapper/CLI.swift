@@ -29,7 +29,7 @@ enum CLI {
             context.out(versionText)
             return .ok
         case "help":
-            guard let name = arguments.dropFirst().first else {
+            guard let name = arguments.dropFirst().first, name != "help" else {
                 context.out(overview)
                 return .ok
             }

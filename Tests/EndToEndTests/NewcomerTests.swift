@@ -104,4 +104,28 @@ import Testing
         #expect(lines.count == 3 && lines[1].contains("edit 3 (bookmark)"), "\(lines)")
         #expect(daemon.stop() == 0)
     }
+
+    /// Every unknown placeholder is reported, each with its hint; an unknown option gets a
+    /// did-you-mean as an unknown command does; `help help` is help.
+    @Test func wordsThatAreWrongAreEachNamedWithAHint() throws {
+        let scratch = try Scratch()
+        try scratch.write("c.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "a"
+            target = "{mon}/{filename}-{yeer}.pdf"
+
+            """)
+        let checked = try Binary.run(["check-config", "c.toml"], in: scratch.url)
+        #expect(checked.status == 78)
+        for problem in ["c.toml:10:11: rule[1].target: unknown placeholder {mon} (did you mean {month}?)",
+                        "c.toml:10:17: rule[1].target: unknown placeholder {filename} (did you mean {name}?)",
+                        "c.toml:10:28: rule[1].target: unknown placeholder {yeer} (did you mean {year}?)"] {
+            #expect(checked.stderr.contains(problem), "\(problem) missing from: \(checked.stderr)")
+        }
+        let option = try Binary.run(["history", "--thumbnail", "x.pdf"], in: scratch.url)
+        #expect(option.status == 64)
+        #expect(option.stderr.contains("unknown option --thumbnail (did you mean \"--thumbnails\"?)"), "\(option.stderr)")
+        let help = try Binary.run(["help", "help"], in: scratch.url)
+        #expect(help.status == 0 && help.stdout.contains("usage"), "\(help.stdout)\(help.stderr)")
+    }
 }

@@ -11,14 +11,15 @@ public struct ArgumentSpec: Sendable {
 }
 
 public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
-    case unknownOption(String)
+    /// An option the command does not take, with the nearest it does as a hint ("" when none is near).
+    case unknownOption(String, hint: String = "")
     case missingValue(option: String)
     case unexpectedValue(flag: String)
     case repeatedOption(String)
 
     public var description: String {
         switch self {
-        case .unknownOption(let name): "unknown option \(name)"
+        case .unknownOption(let name, let hint): "unknown option \(name)\(hint)"
         case .missingValue(let name): "option \(name) needs a value"
         case .unexpectedValue(let name): "option \(name) takes no value"
         case .repeatedOption(let name): "option \(name) given more than once"
@@ -52,7 +53,7 @@ public struct ParsedArguments: Equatable, Sendable {
                 guard options[name] == nil else { throw .repeatedOption(name) }
                 options[name] = value
             } else {
-                throw .unknownOption(name)
+                throw .unknownOption(name, hint: Suggestion.hint(for: name, among: (spec.flags.union(spec.options)).sorted()))
             }
         }
     }

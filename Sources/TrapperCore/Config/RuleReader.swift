@@ -97,8 +97,10 @@ struct RuleReader {
             return template
         } catch {
             // Point at the character inside the string: one past the opening quote.
-            let at = SourceLocation(line: written.location.line, column: written.location.column + 1 + error.offset)
-            log.add("\(table.qualified(key)): \(error.message)", at: at)
+            for problem in [error] + error.others {
+                let at = SourceLocation(line: written.location.line, column: written.location.column + 1 + problem.offset)
+                log.add("\(table.qualified(key)): \(problem.message)", at: at)
+            }
             return nil
         }
     }

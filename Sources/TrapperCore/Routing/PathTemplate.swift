@@ -17,7 +17,20 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     public struct Problem: Error, Equatable, Sendable {
         public var offset: Int
         public var message: String
+        /// Further unknown placeholders in the same template: each is reported, not only the first.
+        public var others: [Problem] = []
+
+        public init(offset: Int, message: String, others: [Problem] = []) {
+            self.offset = offset
+            self.message = message
+            self.others = others
+        }
     }
+
+    /// Names people write for a placeholder that has another: the hint for each.
+    static let aliases = ["mon": "month", "filename": "name", "file": "name", "basename": "stem", "extension": "ext",
+                          "dir": "folder", "directory": "folder", "yr": "year", "sequence": "seq", "counter": "seq",
+                          "hostname": "host", "scanner": "button"]
 
     public let text: String
     public let parts: [Part]
@@ -53,6 +66,7 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
         var parts: [Part] = []
         var literal = ""
         var index = 0
+        var unknown: [Problem] = []
         while index < scalars.count {
             let scalar = scalars[index]
             if scalar == "{", index + 1 < scalars.count, scalars[index + 1] == "{" {
@@ -75,8 +89,10 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             let name = String(pieces[0])
             guard let placeholder = Placeholder(rawValue: name) else {
                 let known = Placeholder.allCases.map(\.rawValue)
-                let hint = Suggestion.closest(to: name, among: known).map { " (did you mean {\($0)}?)" } ?? ""
-                throw Problem(offset: index, message: "unknown placeholder {\(inside)}\(hint)")
+                let hint = (aliases[name.lowercased()] ?? Suggestion.closest(to: name, among: known)).map { " (did you mean {\($0)}?)" } ?? ""
+                unknown.append(Problem(offset: index, message: "unknown placeholder {\(inside)}\(hint)"))
+                index = close + 1
+                continue
             }
             var width = 0
             if pieces.count == 2 {
@@ -90,6 +106,10 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             index = close + 1
         }
         if !literal.isEmpty { parts.append(.literal(literal)) }
+        if var first = unknown.first {
+            first.others = Array(unknown.dropFirst())
+            throw first
+        }
         return parts
     }
 
