@@ -41,6 +41,16 @@ public final class PDFTextSearch {
 
     deinit { g_object_unref(UnsafeMutableRawPointer(document)) }
 
+    /// Whether the page held under `reference` has any text at all (a scan without OCR has none).
+    public func hasText(onPage reference: PDFReference) throws(Failure) -> Bool {
+        let index = qpdf_find_page_by_id(qpdf.data, Int32(reference.number), Int32(reference.generation))
+        guard index >= 0, let page = poppler_document_get_page(document, index) else { throw .noSuchPage(reference) }
+        defer { g_object_unref(UnsafeMutableRawPointer(page)) }
+        guard let text = poppler_page_get_text(page) else { return false }
+        defer { g_free(text) }
+        return !String(cString: text).allSatisfy(\.isWhitespace)
+    }
+
     /// Where `text` stands on the page held under `reference`: for each place, its rectangles (one
     /// a line) in the page's shown space as poppler measures it (the crop box with the page's
     /// rotation applied, y up), in reading order.

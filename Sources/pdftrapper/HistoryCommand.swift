@@ -78,7 +78,8 @@ enum HistoryCommand: Command {
             return "\(number)  foreign  written by another program  \(bytes)"
         }
         let when = ISO8601DateFormatter().string(from: record.date)
-        let pages = record.pagesAdded == 0 ? "" : "  +\(record.pagesAdded) page\(record.pagesAdded == 1 ? "" : "s")"
+        let count = abs(record.pagesAdded)
+        let pages = record.pagesAdded == 0 ? "" : "  \(record.pagesAdded > 0 ? "+" : "-")\(count) page\(count == 1 ? "" : "s")"
             + (record.position == .front ? " in front" : "")
         var line = "\(number)  \(record.operation.rawValue)  \(when)\(pages)  \(bytes)"
         if !record.inputs.isEmpty {

@@ -274,3 +274,15 @@ import TrapperCore
         #expect(!setup.exists(setup.config.library.root + "/Scan-2.pdf"))
     }
 }
+
+@Suite struct JobOutcomeTests {
+    /// The line says what chose the target: a rule, a scan profile, or --to.
+    @Test func theLineNamesWhatChoseTheTarget() {
+        let line = { (rule: String) in
+            JobOutcome(input: "a.png", result: .ingested, rule: rule, target: "T.pdf", pages: 1).summary
+        }
+        #expect(line("letters").hasSuffix("(rule letters)"))
+        #expect(line("profile feeder").hasSuffix("(profile feeder)"))
+        #expect(line("--to").hasSuffix("(--to)"))
+    }
+}

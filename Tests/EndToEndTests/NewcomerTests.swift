@@ -128,4 +128,59 @@ import Testing
         let help = try Binary.run(["help", "help"], in: scratch.url)
         #expect(help.status == 0 && help.stdout.contains("usage"), "\(help.stdout)\(help.stderr)")
     }
+
+    /// Messages say each thing once and as the config wrote it.
+    @Test func messagesSayEachThingOnceAndAsWritten() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "letters"
+            target = "Letters.pdf"
+            collate = "double-sided"
+            collate_window = "10m"
+            [rule.match]
+            folder = "letters"
+
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+
+            """)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox/letters", withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        _ = try scratch.write("inbox/oops.jpg", "not a picture")
+        #expect(eventually { daemon.log.contains("oops.jpg: quarantined: ") }, "log: \(daemon.log)")
+        #expect(!daemon.log.contains("quarantined: oops.jpg:"), "the name twice: \(daemon.log)")
+        try TestImages.make(scratch.path + "/inbox/letters/fronts.png", width: 100)
+        #expect(eventually { daemon.log.contains("fronts.png: held: front pass; waiting up to 10m for the back pass") },
+                "log: \(daemon.log)")
+        try TestImages.make(scratch.path + "/inbox/letters/backs.png", width: 200)
+        #expect(eventually { daemon.log.contains("letters/backs.png: 1 page into") }, "log: \(daemon.log)")
+        #expect(daemon.log.contains("(double-sided: the back pass of letters/fronts.png)"), "log: \(daemon.log)")
+        #expect(daemon.stop() == 0)
+
+        // A revision that took pages away says so with its sign.
+        try TestImages.make(scratch.path + "/a.png", width: 100)
+        try TestImages.make(scratch.path + "/b.png", width: 200)
+        try TestImages.make(scratch.path + "/c.png", width: 300)
+        #expect(try Binary.run(["ingest", "--config", "config.toml", "--to", "library/All.pdf", "a.png", "b.png", "c.png"],
+                               in: scratch.url).status == 0)
+        try scratch.write("cut.toml", "target = \"All.pdf\"\n[[edit]]\nop = \"delete\"\npages = \"1-2\"\n")
+        #expect(try Binary.run(["apply", "--config", "config.toml", "cut.toml"], in: scratch.url).status == 0)
+        let history = try Binary.run(["history", "library/All.pdf"], in: scratch.url).stdout
+        #expect(history.contains("-2 pages") && !history.contains("+-"), "\(history)")
+
+        // Text markup on a page with no text layer says so, and what to do.
+        try scratch.write("mark.toml", "target = \"All.pdf\"\n[[edit]]\nop = \"highlight\"\npage = 1\ntext = \"whiteboard\"\n")
+        let marked = try Binary.run(["apply", "--config", "config.toml", "mark.toml"], in: scratch.url)
+        #expect(marked.status == 65)
+        #expect(marked.stderr.contains("page 1 has no text to find \"whiteboard\" in") && marked.stderr.contains("pdftrapper ocr"),
+                "\(marked.stderr)")
+
+        // An unknown key in a rule that has a name is placed by that name.
+        try scratch.write("typo.toml", TestConfig.folders() + "[[rule]]\nname = \"letters\"\ntarget = \"a.pdf\"\ntraget = \"b.pdf\"\n")
+        let typo = try Binary.run(["check-config", "typo.toml"], in: scratch.url)
+        #expect(typo.stderr.contains("unknown key \"traget\" in [rule \"letters\"] (did you mean \"target\"?)"), "\(typo.stderr)")
+    }
 }

@@ -251,7 +251,7 @@ import Testing
         let run = try world.scan("mine", ["--to", "elsewhere/Chosen.pdf"])
         #expect(run.status == 0, "\(run)")
         let chosen = world.root + "/elsewhere/Chosen.pdf"
-        #expect(run.stdout.contains("1 page into \(chosen) (rule --to)"), "\(run)")
+        #expect(run.stdout.contains("1 page into \(chosen) (--to)"), "\(run)")
         try PDFReaders.requireAllAgree(chosen, pages: 1)
         #expect(!FileManager.default.fileExists(atPath: world.library + "/Profile.pdf"))
     }

@@ -20,7 +20,7 @@ import Testing
 
         #expect(rig.tiny.feederCount == 0)
         let lines = rig.batchLines(daemon)
-        #expect(lines.count == 1 && lines[0].contains(": 3 pages into \(rig.target) (rule profile adf)"), "\(rig.seen(daemon))")
+        #expect(lines.count == 1 && lines[0].contains(": 3 pages into \(rig.target) (profile adf)"), "\(rig.seen(daemon))")
         #expect(try rig.bars() == [1, 2, 3])
         let history = try rig.history()
         #expect(history.count == 1, "one revision: \(history)")

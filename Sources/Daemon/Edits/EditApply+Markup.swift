@@ -92,7 +92,13 @@ extension EditApply {
             let popplerFrame = PageFrame(mediaBox: try original!.cropBox(ofPage: originalIndex),
                                          rotation: try original!.rotation(ofPage: originalIndex))
             let places = try search!.find(text, onPage: reference)
-            guard !places.isEmpty else { throw EditApplyError("text \"\(text)\" is not on page \(index + 1)") }
+            guard !places.isEmpty else {
+                guard try search!.hasText(onPage: reference) else {
+                    throw EditApplyError("page \(index + 1) has no text to find \"\(text)\" in (a scan without OCR?); "
+                                         + "run pdftrapper ocr on the file first, or give rects")
+                }
+                throw EditApplyError("text \"\(text)\" is not on page \(index + 1)")
+            }
             // A page rotated since (an earlier edit of this script) is shown turned: place the marks on the same words.
             return places.map { $0.map { frame.toShown(popplerFrame.toUser($0)) } }
         }

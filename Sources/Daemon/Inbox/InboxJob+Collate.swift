@@ -38,7 +38,7 @@ extension InboxJob {
             }
             // Too late to be its back: the old front goes in alone, and this file is the new front.
             clearHeld(rule.name)
-            outcomes += ingestAlone(pair, reason: "no back pass came within \(Int(rule.collateWindowSeconds))s", now: now)
+            outcomes += ingestAlone(pair, reason: "no back pass came within \(Quantities.describe(seconds: rule.collateWindowSeconds))", now: now)
         }
         let folder = heldFolder(rule.name)
         do {
@@ -48,7 +48,7 @@ extension InboxJob {
             return outcomes + [JobOutcome(input: input.relativePath, result: .retryLater, rule: rule.name, reason: "\(error)", date: now)]
         }
         return outcomes + [JobOutcome(input: input.relativePath, result: .held, rule: rule.name,
-                                      reason: "front pass; waiting up to \(Int(rule.collateWindowSeconds))s for the back pass",
+                                      reason: "front pass; waiting up to \(Quantities.describe(seconds: rule.collateWindowSeconds)) for the back pass",
                                       date: now)]
     }
 
@@ -60,7 +60,7 @@ extension InboxJob {
                   let plan = heldPlan(path, front.relativePath, now: now) else { continue }
             clearHeld(rule.name)
             outcomes += ingestAlone(Claimed(path: path, relativePath: front.relativePath, plan: plan),
-                                    reason: "no back pass came within \(Int(rule.collateWindowSeconds))s", now: now)
+                                    reason: "no back pass came within \(Quantities.describe(seconds: rule.collateWindowSeconds))", now: now)
         }
         return outcomes
     }
@@ -93,7 +93,9 @@ extension InboxJob {
             let committed = try Ingest.run(documents, into: plan.targetPath, at: plan.mode == .prepend ? .front : .end,
                                            store: store, date: now)
             OCRQueue.enqueue(committed, languages: plan.steps.ocr, store: store)
-            return [(front, fronts), (back, backs)].map { input, document in
+            // The back pass's own line says whose back it is.
+            let backReason = matched ? "double-sided: the back pass of \(front.relativePath)" : reason
+            return [(front, fronts, reason), (back, backs, backReason)].map { input, document, reason in
                 var outcome = JobOutcome(input: input.relativePath, result: .ingested, rule: plan.rule, target: plan.targetPath,
                                          pages: document.pageCount, revision: committed.end, reason: reason, date: now)
                 return finish(input, outcome: &outcome)

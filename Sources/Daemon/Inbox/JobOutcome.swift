@@ -43,17 +43,33 @@ public struct JobOutcome: Sendable, Equatable, Codable {
         self.date = date
     }
 
+    /// The reason without the input's own name in front (the line names it already).
+    private var shortReason: String {
+        let reason = reason ?? ""
+        let name = (input as NSString).lastPathComponent
+        for prefix in [input + ": ", name + ": "] where reason.hasPrefix(prefix) { return String(reason.dropFirst(prefix.count)) }
+        return reason
+    }
+
+    /// What chose the target: a rule, a scan profile, or `--to`.
+    private var chooser: String {
+        guard let rule else { return "rule ?" }
+        if rule == "--to" { return "--to" }
+        if rule.hasPrefix("profile ") { return rule }
+        return "rule \(rule)"
+    }
+
     /// One line for the log.
     public var summary: String {
         switch result {
         case .ingested:
-            "\(input): \(pages ?? 0) page\(pages == 1 ? "" : "s") into \(target ?? "?") (rule \(rule ?? "?"))"
+            "\(input): \(pages ?? 0) page\(pages == 1 ? "" : "s") into \(target ?? "?") (\(chooser))"
         case .duplicate: "\(input): already in \(target ?? "?"); not added again"
-        case .quarantined: "\(input): quarantined: \(reason ?? "")"
+        case .quarantined: "\(input): quarantined: \(shortReason)"
         case .noRule: "\(input): no rule matches; left in the inbox"
         case .takenElsewhere: "\(input): taken by another daemon"
         case .held: "\(input): held: \(reason ?? "")"
-        case .retryLater: "\(input): will retry: \(reason ?? "")"
+        case .retryLater: "\(input): will retry: \(shortReason)"
         case .waiting: "waiting: \(input) \(reason ?? "")"
         }
     }

@@ -8,9 +8,15 @@ public enum Quantities {
     ]
 
     /// Seconds, or nil when the text is not a duration.
-    /// A duration for messages: "60s", "0.5s".
+    /// A duration for messages, in the largest unit that holds it whole, as a config writes it:
+    /// "10m", "1h", "90s", "0.5s".
     public static func describe(seconds: Double) -> String {
-        seconds == seconds.rounded() ? "\(Int(seconds))s" : "\((seconds * 1000).rounded() / 1000)s"
+        guard seconds == seconds.rounded() else { return "\((seconds * 1000).rounded() / 1000)s" }
+        let whole = Int(seconds)
+        for (unit, size) in [("d", 86400), ("h", 3600), ("m", 60)] where whole >= size && whole % size == 0 {
+            return "\(whole / size)\(unit)"
+        }
+        return "\(whole)s"
     }
 
     public static func seconds(_ text: String) -> Double? {

@@ -167,7 +167,11 @@ struct TableReader {
     /// Reports every key that no reader asked for, with the nearest known key as a hint.
     func finish() {
         for entry in table.entries where !asked.contains(entry.key) {
-            let place = name.isEmpty ? "at the top level" : "in [\(name)]"
+            var place = name.isEmpty ? "at the top level" : "in [\(name)]"
+            // A table of an array that has a name (a rule's) is named by it: `in [rule "letters"]`.
+            if name.hasSuffix("]"), case .string(let own)? = table["name"]?.value, let bracket = name.lastIndex(of: "[") {
+                place = "in [\(name[..<bracket]) \"\(own)\"]"
+            }
             log.add("unknown key \"\(entry.key)\" \(place)\(Suggestion.hint(for: entry.key, among: asked))",
                     at: entry.keyLocation)
         }
