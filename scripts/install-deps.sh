@@ -10,9 +10,10 @@ build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev 
 # and zint, which prints the barcodes of the separator tests.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
   tesseract-ocr-eng systemd openssl zint)
-# The man pages (scdoc), the completions' checks (zsh, bash-completion) and the Debian package's build,
-# check and install test (debhelper, lintian, man-db).
-tool_packages+=(scdoc zsh bash-completion man-db dpkg-dev debhelper fakeroot lintian)
+# The man pages (scdoc; man-db and bsdextrautils' col render them as a reader sees them), the
+# completions' checks (zsh, bash-completion) and the Debian package's build, check and install test
+# (debhelper, lintian).
+tool_packages+=(scdoc zsh bash-completion man-db bsdextrautils dpkg-dev debhelper fakeroot lintian)
 # From PyPI: independent readers run against every PDF the project writes (pypdf, pypdfium2), the
 # test images' maker (Pillow), and a signer and validator for signed targets (pyHanko).
 pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator)

@@ -37,4 +37,31 @@ import Testing
         let missing = try commands().filter { !zshText.contains("'\($0):") }
         #expect(missing == [], "the zsh completion does not offer: \(missing)")
     }
+
+    /// Rendered by man as a reader sees it, no page shows scdoc's own markup (`p_N_.png`).
+    @Test func everyManPageRendersWithoutLeftoverMarkup() throws {
+        for name in ["pdftrapper.1", "pdftrapper.toml.5", "pdftrapper-edit.5"] {
+            let source = Binary.packageRoot.appendingPathComponent("man/\(name).scd").path
+            let rendered = try PDFReaders.run("sh", ["-c", "scdoc < \"$0\" > \"$0.roff\" && MANWIDTH=120 man -l -P cat \"$0.roff\" | col -b; rm -f \"$0.roff\"",
+                                                     source], hint: "apt-get install man-db scdoc")
+            #expect(rendered.status == 0 && rendered.text.count > 1000, "man \(name): \(rendered.stderr)")
+            let leftovers = rendered.text.split(separator: "\n").filter {
+                $0.contains(/_[A-Za-z][A-Za-z0-9]*_(?![A-Za-z0-9_])/) || $0.contains(/\*[A-Za-z][^*\s]*\*/)
+            }
+            #expect(leftovers.isEmpty, "\(name) shows markup: \(leftovers)")
+        }
+    }
+
+    /// The README's command list names every subcommand of `--help`, and every option each takes.
+    @Test func theReadmeNamesEveryCommandAndOption() throws {
+        let readme = try String(contentsOf: Binary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        var missing: [String] = []
+        for command in try commands() {
+            if !readme.contains("pdftrapper \(command)") { missing.append(command) }
+            let help = try Binary.run(["help", command]).stdout
+            let options = Set(help.matches(of: /--[a-z][a-z-]*/).map { String($0.0) })
+            missing += options.sorted().filter { !readme.contains($0) }.map { "\(command) \($0)" }
+        }
+        #expect(missing == [], "the README does not name: \(missing)")
+    }
 }
