@@ -57,6 +57,7 @@ public final class InboxDaemon {
         }
         log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
         if let warning = Self.permissionWarning(config.file) { log.log(.warning, warning) }
+        for warning in config.warnings { log.log(.warning, "pdftrapper: \(warning)") }
         do {
             try Durable.makeFolder(config.daemon.stateDir)
             stateLock = try StateLock(stateDir: config.daemon.stateDir)

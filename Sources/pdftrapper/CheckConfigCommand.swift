@@ -25,6 +25,7 @@ enum CheckConfigCommand: Command {
         case .failure(let code):
             return code
         case .success(let config):
+            config.warnings.forEach { context.err($0.description) }
             context.out(summary(of: config))
             return .ok
         }

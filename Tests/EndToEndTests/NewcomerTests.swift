@@ -183,4 +183,14 @@ import Testing
         let typo = try Binary.run(["check-config", "typo.toml"], in: scratch.url)
         #expect(typo.stderr.contains("unknown key \"traget\" in [rule \"letters\"] (did you mean \"target\"?)"), "\(typo.stderr)")
     }
+
+    /// `root = "~Documents"` is a folder of that name beside the config: allowed, but said.
+    @Test func aTildeWithoutASlashIsWarnedAbout() throws {
+        let scratch = try Scratch()
+        try scratch.write("c.toml", "[library]\nroot = \"~Documents\"\n[inbox]\npath = \"in\"\n[[rule]]\nname = \"a\"\ntarget = \"x.pdf\"\n")
+        let run = try Binary.run(["check-config", "c.toml"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("c.toml:2:8: warning: library.root = \"~Documents\" is a folder of that name beside the config")
+                && run.stderr.contains("write \"~/Documents\""), "\(run.stderr)")
+    }
 }

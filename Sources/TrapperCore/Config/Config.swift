@@ -11,6 +11,8 @@ public struct Config: Sendable {
     public var scanners: [ScannerBinding]
     public var profiles: [ScanProfile]
     public var limits = LimitsSettings()
+    /// What is allowed but most likely not meant: check-config prints it, the daemon logs it at start.
+    public var warnings: [ConfigDiagnostic] = []
 
     public func router(host: String = "") -> Router {
         Router(rules: rules, libraryRoot: library.root, archiveRoot: inbox.archive, host: host)

@@ -11,8 +11,9 @@ public enum ConfigParser {
         let log = DiagnosticLog(file: file)
         let resolver = PathResolver(base: PathResolver.parent(of: PathResolver.normalize(file)), home: environment["HOME"])
         var builder = ConfigBuilder(log: log, resolver: resolver, environment: environment)
-        let config = builder.build(TableReader(document, name: "", log: log), file: file)
-        guard log.diagnostics.isEmpty, let config else { throw ConfigError(log.diagnostics) }
+        let built = builder.build(TableReader(document, name: "", log: log), file: file)
+        guard log.diagnostics.isEmpty, var config = built else { throw ConfigError(log.diagnostics) }
+        config.warnings = log.warnings
         return config
     }
 }
@@ -230,6 +231,10 @@ struct ConfigBuilder {
         guard let absolute = resolver.resolve(written.value) else {
             log.add("\(table.qualified(key)): '~' needs $HOME, which is not set", at: written.location)
             return nil
+        }
+        if written.value.hasPrefix("~"), written.value != "~", !written.value.hasPrefix("~/") {
+            log.warn("\(table.qualified(key)) = \"\(written.value)\" is a folder of that name beside the config "
+                     + "(\(absolute)); for one in your home folder write \"~/\(written.value.dropFirst())\"", at: written.location)
         }
         return Located(value: absolute, location: written.location)
     }

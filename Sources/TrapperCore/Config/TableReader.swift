@@ -2,11 +2,17 @@
 final class DiagnosticLog {
     let file: String
     private(set) var diagnostics: [ConfigDiagnostic] = []
+    /// What is allowed but most likely not meant (`root = "~Documents"`): said, not refused.
+    private(set) var warnings: [ConfigDiagnostic] = []
 
     init(file: String) { self.file = file }
 
     func add(_ message: String, at location: SourceLocation) {
         diagnostics.append(ConfigDiagnostic(file: file, location: location, message: message))
+    }
+
+    func warn(_ message: String, at location: SourceLocation) {
+        warnings.append(ConfigDiagnostic(file: file, location: location, message: "warning: " + message))
     }
 }
 
