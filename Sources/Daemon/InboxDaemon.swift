@@ -289,7 +289,7 @@ public final class InboxDaemon {
             var fields = [EventField.input: script.relativePath]
             if let applied = outcome.applied {
                 fields[EventField.target] = applied.target
-                fields[EventField.revision] = String(applied.revision)
+                fields[EventField.revision] = String(applied.end)
             }
             log.log(outcome.applied == nil ? .warning : .info, "pdftrapper: edit script " + outcome.summary, fields: fields)
             if outcome.applied == nil {

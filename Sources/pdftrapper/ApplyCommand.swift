@@ -48,7 +48,7 @@ enum ApplyCommand: Command {
             return .dataError
         }
         context.out("\(applied.target): \(applied.operations.joined(separator: ", ")); \(applied.pages) pages, "
-                    + "revision ends at byte \(applied.revision)")
+                    + "revision ends at byte \(applied.end)")
         return .ok
     }
 }

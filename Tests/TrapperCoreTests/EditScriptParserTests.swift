@@ -37,12 +37,24 @@ import Testing
 
     // MARK: valid scripts
 
+    /// A byte offset is named as one: base_end; base_revision, its old name, is still read, not both.
+    @Test func baseEndIsReadAndItsOldNameToo() throws {
+        let script = { (text: String) in
+            try EditScriptParser.parse(Array(text.utf8), file: "e.toml", libraryRoot: "/srv/library")
+        }
+        let edit = "[[edit]]\nop = \"rotate\"\npages = \"1\"\ndegrees = 90\n"
+        #expect(try script("target = \"a.pdf\"\nbase_end = 512\n" + edit).baseEnd == 512)
+        #expect(try script("target = \"a.pdf\"\nbase_revision = 512\n" + edit).baseEnd == 512)
+        #expect(problems("target = \"a.pdf\"\nbase_end = 512\nbase_revision = 512\n" + edit, file: "e.toml")
+                == ["e.toml:3:17: base_revision is the old name of base_end; write base_end only"])
+    }
+
     @Test func tomlAndJSONMeanTheSame() throws {
         let toml = """
         target = "Letters/2026/bank.pdf"
         units = "mm"
         origin = "top-left"
-        base_revision = 18234
+        base_end = 18234
         on_conflict = "apply"
         purge = true
 
@@ -83,7 +95,7 @@ import Testing
         let json = """
         {
           "target": "Letters/2026/bank.pdf", "units": "mm", "origin": "top-left",
-          "base_revision": 18234, "on_conflict": "apply", "purge": true,
+          "base_end": 18234, "on_conflict": "apply", "purge": true,
           "edit": [
             {"op": "rotate", "pages": "1-3, 5, last", "degrees": -90},
             {"op": "move", "pages": [4, 2], "to": "end"},
@@ -102,7 +114,7 @@ import Testing
         #expect(fromTOML.file == "edits/bank.toml")
         #expect(fromTOML.target == "/srv/library/Letters/2026/bank.pdf")
         #expect(fromTOML.units == .mm && fromTOML.origin == .topLeft)
-        #expect(fromTOML.baseRevision == 18234 && fromTOML.onConflict == .apply && fromTOML.purge == true)
+        #expect(fromTOML.baseEnd == 18234 && fromTOML.onConflict == .apply && fromTOML.purge == true)
         #expect(fromTOML.edits.map(\.index) == Array(1...7))
         #expect(fromTOML.edits.map(\.location.line) == [8, 13, 18, 23, 28, 32, 37])
         #expect(fromJSON.edits.map(\.location) == (5...11).map { SourceLocation(line: $0, column: 5) })
@@ -121,7 +133,7 @@ import Testing
     @Test func topLevelDefaults() throws {
         let script = try parse("target = \"a.pdf\"\n[[edit]]\nop = \"delete\"\npages = 3\n", file: "/in/edits/x.toml")
         #expect(script == EditScript(file: "/in/edits/x.toml", target: "/srv/library/a.pdf", units: .pt, origin: .bottomLeft,
-                                     baseRevision: nil, onConflict: .fail, purge: nil,
+                                     baseEnd: nil, onConflict: .fail, purge: nil,
                                      edits: [Edit(index: 1, location: .init(line: 2, column: 1),
                                                   operation: .delete(pages: PageSelection(pages: [3])))]))
     }
@@ -317,7 +329,7 @@ import Testing
             #"edits/x.toml:1:10: target "../a.pdf" climbs out of the library root with '..'"#,
             #"edits/x.toml:2:1: unknown key "unit" at the top level (did you mean "units"?)"#,
             #"edits/x.toml:3:10: origin must be one of "bottom-left", "top-left", not "middle""#,
-            #"edits/x.toml:4:17: base_revision must be a byte offset (as pdftrapper history shows it) from 0 to 9223372036854775807, not the integer -1"#,
+            #"edits/x.toml:4:17: base_revision must be a byte offset (where pdftrapper history says the revision ends) from 0 to 9223372036854775807, not the integer -1"#,
             #"edits/x.toml:8:10: edit[1].pages: the range 3-1 runs backwards (write 1-3)"#,
             #"edits/x.toml:9:11: edit[1].degrees must be a non-zero multiple of 90 from -270 to 270, not the integer 45"#,
             #"edits/x.toml:10:1: unknown key "angle" in [edit[1]] (rotate takes pages, degrees)"#,

@@ -8,8 +8,8 @@ import TrapperCore
 public enum EditApply {
     public struct Applied: Sendable, Codable {
         public var target: String
-        /// The revision's end offset (the file's length after it), or after undo/redo the new length.
-        public var revision: Int
+        /// Where the revision ends in the file (its length after it), or after undo/redo the new length.
+        public var end: Int
         public var operations: [String]
         public var pages: Int
         /// New files that `extract` made.
@@ -40,12 +40,12 @@ public enum EditApply {
             switch only.operation {
             case .undo(let steps):
                 let undone = try store.undo(target: script.target, steps: steps)
-                return Applied(target: script.target, revision: undone.last?.base ?? 0,
+                return Applied(target: script.target, end: undone.last?.base ?? 0,
                                operations: ["undo"], pages: 0)
             case .redo(let steps):
                 var redone: [RevisionRecord] = []
                 for _ in 0..<steps { redone.append(try store.redo(target: script.target)) }
-                return Applied(target: script.target, revision: currentLength(script.target), operations: ["redo"], pages: 0)
+                return Applied(target: script.target, end: currentLength(script.target), operations: ["redo"], pages: 0)
             default:
                 break
             }
@@ -115,16 +115,16 @@ public enum EditApply {
             operations.append("purge")
             end = currentLength(script.target)
         }
-        return Applied(target: script.target, revision: end, operations: operations, pages: pageCount, extracted: extracted)
+        return Applied(target: script.target, end: end, operations: operations, pages: pageCount, extracted: extracted)
     }
 
-    /// `base_revision`: the target must still end where the script's author saw it end.
+    /// `base_end`: the target must still end where the script's author saw it end.
     static func checkBase(_ script: EditScript) throws {
-        guard let base = script.baseRevision, script.onConflict == .fail else { return }
+        guard let base = script.baseEnd, script.onConflict == .fail else { return }
         let now = currentLength(script.target)
         guard now == base else {
-            throw Refused(edit: 0, operation: "base_revision",
-                          reason: "the target has changed since revision \(base) (it now ends at byte \(now)); "
+            throw Refused(edit: 0, operation: "base_end",
+                          reason: "the target has changed since it ended at byte \(base) (it now ends at byte \(now)); "
                               + "write the script against the current revision, or set on_conflict = \"apply\"")
         }
     }

@@ -134,7 +134,7 @@ public struct EditJob {
             guard let record = entry.record, record.date >= moment else { return false }
             return record.inputs.contains { $0.name == name && $0.sha256 == sha256 }
         }) else { return nil }
-        return EditApply.Applied(target: target, revision: entry.end, operations: ["(applied before a restart)"],
+        return EditApply.Applied(target: target, end: entry.end, operations: ["(applied before a restart)"],
                                  pages: entry.record?.pagesAdded ?? 0)
     }
 
@@ -175,7 +175,7 @@ public struct EditJob {
         }
         if let applied = outcome.applied {
             let report: [String: Any] = [
-                "script": relativePath, "target": applied.target, "revision": applied.revision,
+                "script": relativePath, "target": applied.target, "end": applied.end,
                 "operations": applied.operations, "pages": applied.pages, "seconds": (seconds * 1000).rounded() / 1000,
                 "date": ISO8601DateFormatter().string(from: now), "extracted": applied.extracted,
             ]

@@ -11,19 +11,19 @@ public struct EditScript: Sendable, Equatable {
     public var origin: Origin
     /// The end offset of the target's last revision when the script was written (as
     /// `pdftrapper history` shows it); nil when the script does not say.
-    public var baseRevision: Int?
+    public var baseEnd: Int?
     public var onConflict: ConflictPolicy
     /// Compact the target afterwards so removed pages' bytes are gone (nil: the config's default).
     public var purge: Bool?
     public var edits: [Edit]
 
     public init(file: String, target: String, units: LengthUnit = .pt, origin: Origin = .bottomLeft,
-                baseRevision: Int? = nil, onConflict: ConflictPolicy = .fail, purge: Bool? = nil, edits: [Edit]) {
+                baseEnd: Int? = nil, onConflict: ConflictPolicy = .fail, purge: Bool? = nil, edits: [Edit]) {
         self.file = file
         self.target = target
         self.units = units
         self.origin = origin
-        self.baseRevision = baseRevision
+        self.baseEnd = baseEnd
         self.onConflict = onConflict
         self.purge = purge
         self.edits = edits
@@ -49,7 +49,7 @@ public enum Origin: String, Sendable, CaseIterable {
     case topLeft = "top-left"
 }
 
-/// What to do when the target has moved on since `base_revision`.
+/// What to do when the target has moved on since `base_end`.
 public enum ConflictPolicy: String, Sendable, CaseIterable {
     case fail, apply
 }

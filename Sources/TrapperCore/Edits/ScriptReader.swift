@@ -10,13 +10,22 @@ struct ScriptReader {
         let target = self.target(&top)
         let units = top.choice("units", default: LengthUnit.pt)
         let origin = top.choice("origin", default: Origin.bottomLeft)
-        let baseRevision = top.integer("base_revision", in: 0...Int.max, what: "a byte offset (as pdftrapper history shows it)")
+        // A byte offset is named as one: base_end. Scripts written before say base_revision; still read.
+        let what = "a byte offset (where pdftrapper history says the revision ends)"
+        var baseEnd = top.integer("base_end", in: 0...Int.max, what: what)
+        if let old = top.node("base_revision") {
+            if baseEnd != nil {
+                log.add("base_revision is the old name of base_end; write base_end only", at: old.location)
+            } else {
+                baseEnd = top.integer("base_revision", in: 0...Int.max, what: what)
+            }
+        }
         let onConflict = top.choice("on_conflict", default: ConflictPolicy.fail)
         let purge = top.bool("purge")
         let edits = self.edits(&top, units: units)
         top.finish()
         guard let target, let edits else { return nil }
-        return EditScript(file: file, target: target, units: units, origin: origin, baseRevision: baseRevision,
+        return EditScript(file: file, target: target, units: units, origin: origin, baseEnd: baseEnd,
                           onConflict: onConflict, purge: purge, edits: edits)
     }
 
