@@ -2,7 +2,9 @@ import Foundation
 import Glibc
 
 /// The few file-system steps whose order makes a write survive a crash: fsync a file, fsync the
-/// folder that names it, and replace a small file atomically.
+/// folder that names it, and replace a small file atomically. These take paths as they are, for the
+/// host-local state folder (status, scan spool, OCR queue); everything below a folder others can
+/// write into goes through FolderRoot, which resolves beneath the folder's descriptor.
 public enum Durable {
     public struct Failure: Error, CustomStringConvertible {
         public var step: String
@@ -77,12 +79,6 @@ public enum Durable {
     public static func remove(_ path: String) throws(Failure) {
         guard unlink(path) == 0 || errno == ENOENT else { throw Failure(step: "remove", path: path, code: errno) }
         try syncFolder(parent(of: path))
-    }
-
-    /// Cuts a file back to `length` bytes and makes that durable.
-    public static func truncate(_ path: String, to length: Int) throws(Failure) {
-        guard Glibc.truncate(path, off_t(length)) == 0 else { throw Failure(step: "truncate", path: path, code: errno) }
-        try syncFile(path)
     }
 
     public static func makeFolder(_ path: String) throws(Failure) {
