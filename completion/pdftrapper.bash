@@ -23,7 +23,8 @@ _pdftrapper_flags() {
 
 _pdftrapper_options() {
     case $1 in
-        run | status | check-config) echo "--config" ;;
+        run | check-config) echo "--config" ;;
+        status) echo "--config --json" ;;
         ingest) echo "--to --config --rule --state-dir" ;;
         scan) echo "--profile --to --config --state-dir" ;;
         apply | redo | compact | recover) echo "--config --state-dir" ;;

@@ -214,7 +214,7 @@ public final class InboxDaemon {
         if let rule = outcome.rule { fields[EventField.rule] = rule }
         if let revision = outcome.revision { fields[EventField.revision] = String(revision) }
         let level: LogLevel = switch outcome.result {
-        case .ingested, .duplicate, .held, .waiting: .info
+        case .ingested, .duplicate, .held, .waiting, .edit, .ocr: .info
         case .noRule, .takenElsewhere: .notice
         case .quarantined, .retryLater: .warning
         }
@@ -278,7 +278,11 @@ public final class InboxDaemon {
     }
 
     private func reportOCR() {
-        for line in ocrWorkers?.finished() ?? [] { log.log(line.failed ? .warning : .info, line.text) }
+        for line in ocrWorkers?.finished() ?? [] {
+            log.log(line.failed ? .warning : .info, line.text)
+            status.record(JobOutcome(input: "ocr", result: .ocr, reason: line.text.replacingOccurrences(of: "pdftrapper: ", with: "")))
+            saveStatus()
+        }
     }
 
     private func reportEditScripts() {
@@ -292,11 +296,16 @@ public final class InboxDaemon {
                 fields[EventField.revision] = String(applied.end)
             }
             log.log(outcome.applied == nil ? .warning : .info, "pdftrapper: edit script " + outcome.summary, fields: fields)
+            status.record(JobOutcome(input: script.relativePath, result: .edit, target: outcome.applied?.target,
+                                     revision: outcome.applied?.end, reason: outcome.summary))
             if outcome.applied == nil {
                 for problem in outcome.problems.dropFirst() { log.log(.warning, "pdftrapper:   \(problem)") }
             }
         }
-        if !finished.isEmpty { notifier.notify("STATUS=\(statusLine)") }
+        if !finished.isEmpty {
+            saveStatus()
+            notifier.notify("STATUS=\(statusLine)")
+        }
     }
 
     /// Scans go in through the same store as the inbox, in this loop, so they never interleave with
@@ -379,6 +388,14 @@ public final class InboxDaemon {
 
     private func saveStatus() {
         status.updated = Date()
+        // Fronts held for their back pass, until when; the OCR still to do.
+        var held: [String: Date] = [:]
+        for rule in config.rules where rule.collate == .doubleSided {
+            if let (front, _) = job.held(rule.name) { held[front.relativePath] = front.arrived.addingTimeInterval(rule.collateWindowSeconds) }
+        }
+        status.held = held.isEmpty ? nil : held
+        let ocr = OCRQueue(state: store.state).pending().count
+        status.pendingOCR = ocr == 0 ? nil : ocr
         try? status.save(stateDir: config.daemon.stateDir)
     }
 

@@ -38,20 +38,40 @@ enum RunCommand: Command {
 enum StatusCommand: Command {
     static let name = "status"
     static let summary = "Show what the daemon is doing: folders and how they are watched, queue, last jobs."
-    static let synopsis = "status [--config FILE]"
+    static let synopsis = "status [--config FILE] [--json]"
     static let details = """
     Reads the status the daemon keeps in its state folder (status.json, rewritten after each
     job) and says whether the daemon is running, since when, how each folder is watched, the
-    queue, and the last jobs with their results. Exits 0 when the daemon runs, 3 when it does not
-    (as `systemctl status` does).
+    queue, what waits (uploads not whole yet, retries, front passes held for their back pass, OCR
+    to do), and the last jobs with their results: inputs, edit scripts and OCR. --json prints the
+    same as one JSON object. Exits 0 when the daemon runs, 3 when it does not (as `systemctl
+    status` does).
     """
-    static let arguments = ArgumentSpec(options: ["--config"])
+    static let arguments = ArgumentSpec(flags: ["--json"], options: ["--config"])
+
+    /// What `status --json` prints: whether a daemon runs, and the status it keeps.
+    struct Report: Encodable {
+        var running: Bool
+        var pid: Int32?
+        var status: DaemonStatus?
+    }
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
         let config: Config
         switch context.loadConfig(arguments.options["--config"]) {
         case .failure(let code): return code
         case .success(let loaded): config = loaded
+        }
+        if arguments.has("--json") {
+            let holder = StateLock.holder(stateDir: config.daemon.stateDir)
+            let status = DaemonStatus.load(stateDir: config.daemon.stateDir)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            let report = Report(running: holder != nil, pid: holder.map { $0 == 0 ? status?.pid ?? 0 : $0 }, status: status)
+            // Encoding plain Codable values cannot fail.
+            context.out(String(decoding: try! encoder.encode(report), as: UTF8.self))
+            return holder != nil ? .ok : .notRunning
         }
         guard let status = DaemonStatus.load(stateDir: config.daemon.stateDir) else {
             context.out("pdftrapper: not running (no status in \(config.daemon.stateDir))")
@@ -76,6 +96,11 @@ enum StatusCommand: Command {
         for (input, reason) in (status.waiting ?? [:]).sorted(by: { $0.key < $1.key }) {
             context.out("  waiting: \(input) \(reason)")
         }
+        for (input, until) in (status.held ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let left = max(0, Int(until.timeIntervalSinceNow))
+            context.out("  held: \(input): a front pass; its back pass is awaited \(left / 60)m \(left % 60)s more")
+        }
+        if let ocr = status.pendingOCR { context.out("  OCR pending: \(ocr) target\(ocr == 1 ? "" : "s")") }
         if !status.recent.isEmpty { context.out("  last jobs:") }
         for outcome in status.recent.suffix(10) {
             context.out("    \(formatter.string(from: outcome.date))  \(outcome.result.rawValue)  \(outcome.summary)")

@@ -193,4 +193,47 @@ import Testing
         #expect(run.stderr.contains("c.toml:2:8: warning: library.root = \"~Documents\" is a folder of that name beside the config")
                 && run.stderr.contains("write \"~/Documents\""), "\(run.stderr)")
     }
+
+    /// `status` lists edit scripts and OCR among the last jobs, shows a held front pass with the time
+    /// left and the OCR still to do, and says all of it as JSON with --json.
+    @Test func statusSaysWhatWaitsAndWhatWasDone() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "letters"
+            target = "Letters.pdf"
+            collate = "double-sided"
+            collate_window = "10m"
+            [rule.match]
+            folder = "letters"
+
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+            ocr = ["eng"]
+
+            """)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox/letters", withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        try TestImages.make(scratch.path + "/inbox/letters/fronts.png", width: 100)
+        try TestImages.make(scratch.path + "/inbox/page.png", width: 200)
+        #expect(eventually { (try? PDFReaders.pdfinfoPages(scratch.path + "/library/All.pdf")) == 1 }, "log: \(daemon.log)")
+        try scratch.write("edits/turn.toml", "target = \"All.pdf\"\n[[edit]]\nop = \"rotate\"\npages = \"1\"\ndegrees = 90\n")
+        #expect(eventually { daemon.log.contains("edit script turn.toml: rotate applied") }, "log: \(daemon.log)")
+        #expect(eventually(timeout: 60) { daemon.log.contains("OCR of 1 page") }, "log: \(daemon.log)")
+        let text = try Binary.run(["status", "--config", "config.toml"], in: scratch.url).stdout
+        #expect(text.contains("held: letters/fronts.png: a front pass; its back pass is awaited 9m"), "\(text)")
+        #expect(text.contains("edit  edit script turn.toml: rotate applied to"), "\(text)")
+        #expect(text.contains("ocr  ") && text.contains("OCR of 1 page"), "\(text)")
+        let json = try Binary.run(["status", "--config", "config.toml", "--json"], in: scratch.url)
+        #expect(json.status == 0)
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(report?["running"] as? Bool == true && report?["pid"] as? Int == Int(daemon.process.processIdentifier), "\(json.stdout)")
+        let status = report?["status"] as? [String: Any]
+        #expect((status?["held"] as? [String: Any])?["letters/fronts.png"] != nil, "\(json.stdout)")
+        let results = (status?["recent"] as? [[String: Any]])?.compactMap { $0["result"] as? String } ?? []
+        #expect(results.contains("edit") && results.contains("ocr") && results.contains("held"), "\(results)")
+        #expect(daemon.stop() == 0)
+    }
 }

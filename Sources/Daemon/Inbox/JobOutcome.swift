@@ -19,6 +19,10 @@ public struct JobOutcome: Sendable, Equatable, Codable {
         case retryLater
         /// Not whole yet (an upload that paused): left where it is, and looked at again.
         case waiting
+        /// An edit script, applied or failed (`reason` says which and how).
+        case edit
+        /// OCR of a target, as a revision of its own (`reason` says what it did).
+        case ocr
     }
 
     public var input: String
@@ -71,6 +75,8 @@ public struct JobOutcome: Sendable, Equatable, Codable {
         case .held: "\(input): held: \(reason ?? "")"
         case .retryLater: "\(input): will retry: \(shortReason)"
         case .waiting: "waiting: \(input) \(reason ?? "")"
+        case .edit: "edit script \(reason ?? input)"
+        case .ocr: reason ?? input
         }
     }
 }

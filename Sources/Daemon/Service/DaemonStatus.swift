@@ -18,6 +18,10 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var retrying: [String: String]?
     /// Inputs not whole yet (an upload that paused), each with how long and what is missing.
     public var waiting: [String: String]?
+    /// Front passes held for their back pass, each with until when.
+    public var held: [String: Date]?
+    /// Targets' pages queued for OCR and not yet read.
+    public var pendingOCR: Int?
 
     public static let keep = 20
 
