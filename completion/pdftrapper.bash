@@ -32,7 +32,7 @@ _pdftrapper_options() {
         history) echo "--thumbnails" ;;
         preview) echo "--page --revision --dpi --out" ;;
         undo) echo "--steps --config --state-dir" ;;
-        explain) echo "--config --source --button" ;;
+        explain) echo "--config --source --button --profile" ;;
         ocr) echo "--lang --config --state-dir" ;;
     esac
 }

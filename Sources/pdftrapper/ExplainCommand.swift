@@ -5,20 +5,26 @@ import TrapperCore
 enum ExplainCommand: Command {
     static let name = "explain"
     static let summary = "Show which rule takes each input and where its pages would go; change nothing."
-    static let synopsis = "explain [--config FILE] [--source inbox|scanner] [--button NAME] INPUT..."
+    static let synopsis = "explain [--config FILE] [--source inbox|scanner] [--button NAME] INPUT... | explain --profile NAME [--button NAME]"
     static let details = """
     For each INPUT (a file in the inbox, or anywhere: then it is judged as if dropped at the
     top of the inbox), prints its type as read from its first bytes, the first rule that
-    matches, the target PDF with the mode, and what would happen to the original. Nothing is
-    read beyond the first kilobyte and nothing is written.
+    matches, the target PDF with the mode, the page steps and OCR, whether it would be held for
+    a back pass (collate = "double-sided") or join an open batch, and what would happen to the
+    original. With --profile and no INPUT, the same for a scan made with that profile. Nothing
+    is read beyond the first kilobyte and nothing is written.
 
       --config FILE      the config to use (default: the usual search, see check-config)
       --source SOURCE    judge the inputs as coming from "inbox" (default) or "scanner"
       --button NAME      the scanner button that was pressed (with --source scanner)
+      --profile NAME     a scan made with this profile (and --button, if one was pressed)
     """
-    static let arguments = ArgumentSpec(options: ["--config", "--source", "--button"])
+    static let arguments = ArgumentSpec(options: ["--config", "--source", "--button", "--profile"])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        if let profile = arguments.options["--profile"], arguments.positionals.isEmpty {
+            return explainScan(profile: profile, arguments, context)
+        }
         guard !arguments.positionals.isEmpty else {
             context.err("pdftrapper explain: name at least one input\nusage: pdftrapper \(synopsis)")
             return .usage
@@ -47,9 +53,50 @@ enum ExplainCommand: Command {
             }
             let routeInput = RouteInput(relativePath: relativePath(path, inbox: config.inbox.path), bytes: facts.bytes,
                                         kind: facts.kind, source: source, button: arguments.options["--button"], date: Date())
-            context.out(describe(input, routeInput, router.plan(for: routeInput) { FileManager.default.fileExists(atPath: $0) }))
+            let plan = router.plan(for: routeInput) { FileManager.default.fileExists(atPath: $0) }
+            context.out(describe(input, routeInput, plan, config: config))
         }
         return result
+    }
+
+    /// A scan with `profile`, as the daemon would route it.
+    static func explainScan(profile: String, _ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        let config: Config
+        switch context.loadConfig(arguments.options["--config"]) {
+        case .failure(let code): return code
+        case .success(let loaded): config = loaded
+        }
+        guard let scan = config.profiles.first(where: { $0.name == profile }) else {
+            context.err("pdftrapper explain: --profile \(profile): no such profile"
+                        + Suggestion.hint(for: profile, among: config.profiles.map(\.name)))
+            return .usage
+        }
+        let input = RouteInput(relativePath: "scan-DATE-TIME-ID.jpg", bytes: 0, kind: .jpeg, source: .scanner,
+                               button: arguments.options["--button"], profile: profile, date: Date())
+        let plan = config.scanPlan(for: input, host: ProcessInfo.processInfo.hostName) { FileManager.default.fileExists(atPath: $0) }
+        let device = scan.device.map { ", device \($0)" } ?? ", the first device found"
+        let source: String = switch scan.source {
+        case .flatbed: "flatbed"
+        case .adf: "adf"
+        case .adfDuplex: "adf-duplex"
+        case .named(let name): name
+        }
+        context.out(describe("profile \(profile)", input, plan, config: config)
+                    + "\n  scan:     \(source), \(scan.colorMode.rawValue), \(scan.resolution) dpi\(device)")
+        return .ok
+    }
+
+    /// The page steps and OCR, in words.
+    static func describe(_ steps: PageSteps) -> String {
+        var parts: [String] = []
+        if let angle = steps.deskewAbove { parts.append("deskew (skew over \(angle)°)") }
+        if steps.orient { parts.append("orient") }
+        if steps.blank != .keep { parts.append("blank pages: \(steps.blank.rawValue)") }
+        if steps.compress != .keep { parts.append("compress: \(steps.compress.rawValue)") }
+        if let separator = steps.separator { parts.append("split at \(separator.kind.rawValue) sheets") }
+        if steps.activeContent == .keep { parts.append("active content kept") }
+        let ocr = steps.ocr.isEmpty ? "no OCR" : "OCR (\(steps.ocr.joined(separator: "+"))) after the capture"
+        return (parts.isEmpty ? "none" : parts.joined(separator: ", ")) + "; " + ocr
     }
 
     /// Inside the inbox, the path below it; elsewhere, just the name.
@@ -57,7 +104,7 @@ enum ExplainCommand: Command {
         path.hasPrefix(inbox + "/") ? String(path.dropFirst(inbox.count + 1)) : (path as NSString).lastPathComponent
     }
 
-    static func describe(_ input: String, _ routeInput: RouteInput, _ plan: RoutePlan?) -> String {
+    static func describe(_ input: String, _ routeInput: RouteInput, _ plan: RoutePlan?, config: Config) -> String {
         var lines = [input, "  as:       \(routeInput.relativePath) (\(routeInput.kind.rawValue), \(routeInput.bytes) bytes)"]
         if routeInput.kind == .unknown {
             lines.append("  note:     not a JPEG, PNG, TIFF, PNM or PDF by its content; it would be quarantined")
@@ -74,8 +121,27 @@ enum ExplainCommand: Command {
         case .new: action = "a new file"
         case .batch: action = "a new file, with whatever else arrives within the batch window"
         }
-        lines.append("  rule:     #\(plan.ruleNumber) \"\(plan.rule)\"")
+        // The rule by name: a profile's own target is a rule of its own, numbered in a router of one.
+        let rule = config.rules.first { $0.name == plan.rule }
+        lines.append(rule == nil ? "  rule:     none: the \(plan.rule)'s own target"
+                     : "  rule:     #\(plan.ruleNumber) \"\(plan.rule)\"")
         lines.append("  target:   \(plan.targetPath) (\(plan.mode.rawValue): \(action))")
+        lines.append("  steps:    \(describe(plan.steps))")
+        if let rule, rule.collate == .doubleSided {
+            let window = Quantities.describe(seconds: rule.collateWindowSeconds)
+            lines.append(rule.isOneSided(routeInput.relativePath)
+                ? "  collate:  one-sided (its name matches one_sided): it goes in alone, not held"
+                : "  collate:  double-sided: held as a front pass until the next file within \(window), its back pass "
+                    + "(if one is held already, this is its back pass)")
+        }
+        if let rule, plan.mode == .batch {
+            let window = Quantities.describe(seconds: rule.batchWindowSeconds)
+            lines.append("  batch:    joins the batch open for this rule if its last file came within \(window)")
+        }
+        guard routeInput.source == .inbox else {
+            lines.append("  pages:    wait in the state folder's scan spool until their revision is durable, then go")
+            return lines.joined(separator: "\n")
+        }
         switch plan.original {
         case .archive: lines.append("  original: archived to \(plan.archivePath ?? "")")
         case .delete: lines.append("  original: deleted once the pages are safe in the target")

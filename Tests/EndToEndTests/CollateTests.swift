@@ -15,6 +15,7 @@ import Testing
             target = "Letters.pdf"
             collate = "double-sided"
             collate_window = "\(window)"
+            one_sided = ["*-single.*"]
 
             """)
         return scratch
@@ -118,6 +119,26 @@ import Testing
         try drop(scratch, "back.tiff", widths: [400, 200])
         #expect(eventually { FileManager.default.fileExists(atPath: target(scratch)) }, "\(daemon.log)")
         #expect(try widths(scratch) == [100, 200, 300, 400])
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Two one-page letters saved as one-sided in a row stay two documents, each in a revision of
+    /// its own; neither is held or interleaved.
+    @Test func oneSidedLettersGoInAloneAndAreNotPaired() throws {
+        let (scratch, daemon) = try world(window: "30m")
+        try drop(scratch, "bill-single.tiff", widths: [100])
+        #expect(eventually { daemon.log.contains("bill-single.tiff: 1 page into") }, "\(daemon.log)")
+        try drop(scratch, "note-single.tiff", widths: [200])
+        #expect(eventually { daemon.log.contains("note-single.tiff: 1 page into") }, "\(daemon.log)")
+        #expect(!daemon.log.contains("held"), "\(daemon.log)")
+        #expect(try widths(scratch) == [100, 200])
+        let history = try Binary.run(["history", "library/Letters.pdf"], in: scratch.url).stdout
+        #expect(history.split(separator: "\n").count == 2, "two revisions: \(history)")
+        // Outside the inbox, explain judges a file as if dropped at its top.
+        for name in ["x-single.tiff", "x.tiff"] { try TestImages.make(scratch.path + "/" + name, width: 100) }
+        let explained = try Binary.run(["explain", "--config", "config.toml", "x-single.tiff", "x.tiff"], in: scratch.url)
+        #expect(explained.stdout.contains("collate:  one-sided") && explained.stdout.contains("collate:  double-sided: held"),
+                "\(explained.stdout)\(explained.stderr)")
         #expect(daemon.stop() == 0)
     }
 }

@@ -50,11 +50,13 @@ import Testing
           as:       receipts/IMG_0001.JPG (jpeg, 10 bytes)
           rule:     #1 "receipts"
           target:   \(scratch.path)/docs/Receipts/\(year)/IMG_0001-jpg.pdf (append: create, then append)
+          steps:    none; no OCR
           original: archived to \(scratch.path)/archive/\(year)/\(twoDigitMonth())/IMG_0001.JPG
         inbox/letter.pdf
           as:       letter.pdf (pdf, 9 bytes)
           rule:     #2 "letters"
           target:   \(scratch.path)/docs/Letters/letter-02.pdf (new: a new file)
+          steps:    none; no OCR
           original: deleted once the pages are safe in the target
         inbox/notes.txt
           as:       notes.txt (unknown, 5 bytes)

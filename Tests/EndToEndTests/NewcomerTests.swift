@@ -236,4 +236,37 @@ import Testing
         #expect(results.contains("edit") && results.contains("ocr") && results.contains("held"), "\(results)")
         #expect(daemon.stop() == 0)
     }
+
+    /// `explain --profile` says where a scan with that profile goes, and every explanation names the
+    /// page steps and OCR, and whether a file would join an open batch.
+    @Test func explainTellsScansPageStepsAndBatches() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "receipts"
+            target = "Receipts.pdf"
+            mode = "batch"
+            batch_window = "5m"
+            deskew = true
+            ocr = ["eng"]
+
+            [profile.adf]
+            source = "adf"
+            mode = "gray"
+            resolution = 200
+            target = "Feeder/{date}.pdf"
+
+            """)
+        try TestImages.make(scratch.path + "/r.png", width: 100)
+        let input = try Binary.run(["explain", "--config", "config.toml", "r.png"], in: scratch.url)
+        #expect(input.stdout.contains("steps:    deskew (skew over 0.3°); OCR (eng) after the capture"), "\(input.stdout)")
+        #expect(input.stdout.contains("batch:    joins the batch open for this rule if its last file came within 5m"), "\(input.stdout)")
+        let scan = try Binary.run(["explain", "--config", "config.toml", "--profile", "adf"], in: scratch.url)
+        #expect(scan.status == 0, "\(scan.stderr)")
+        #expect(scan.stdout.contains("rule:     none: the profile adf's own target") && scan.stdout.contains("/library/Feeder/"),
+                "\(scan.stdout)")
+        #expect(scan.stdout.contains("scan:     adf, gray, 200 dpi"), "\(scan.stdout)")
+        let typo = try Binary.run(["explain", "--config", "config.toml", "--profile", "adff"], in: scratch.url)
+        #expect(typo.status == 64 && typo.stderr.contains("did you mean \"adf\"?"), "\(typo.stderr)")
+    }
 }

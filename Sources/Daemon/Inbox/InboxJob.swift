@@ -228,9 +228,13 @@ public struct InboxJob {
         var outcomes: [JobOutcome] = []
         var group: [Claimed] = []
         // Front and back passes wait for each other, outside the revision groups.
-        let collated = claimed.filter { config.rules[$0.plan.ruleNumber - 1].collate == .doubleSided }
-        for input in collated { outcomes += collate(input, now: now) }
-        let claimed = claimed.filter { config.rules[$0.plan.ruleNumber - 1].collate != .doubleSided }
+        // A one-sided letter (its name matches one_sided) goes in alone, like any other input.
+        func isCollated(_ input: Claimed) -> Bool {
+            let rule = config.rules[input.plan.ruleNumber - 1]
+            return rule.collate == .doubleSided && !rule.isOneSided(input.relativePath)
+        }
+        for input in claimed where isCollated(input) { outcomes += collate(input, now: now) }
+        let claimed = claimed.filter { !isCollated($0) }
         func flush() {
             if !group.isEmpty { outcomes += ingest(group, recovering: recovering, now: now) }
             group = []

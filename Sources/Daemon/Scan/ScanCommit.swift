@@ -147,26 +147,9 @@ public struct ScanCommit {
         let input = RouteInput(relativePath: manifest.name + "." + (firstPage as NSString).pathExtension,
                                bytes: Int64(manifest.pages.count), kind: FileKind.sniff(head), source: .scanner,
                                button: manifest.button, profile: manifest.profile, date: manifest.started, barcode: barcode)
-        let host = ProcessInfo.processInfo.hostName
-        let exists = { (path: String) in taken.contains(path) || FileManager.default.fileExists(atPath: path) }
-        let profile = config.profiles.first { $0.name == manifest.profile }
-        if let name = profile?.rule, var rule = config.rules.first(where: { $0.name == name }) {
-            // A profile that names a rule takes its target and mode, whatever the rule matches.
-            rule.match = RuleMatch()
-            if rule.mode == .batch || newFile { rule.mode = .new }
-            return Router(rules: [rule], libraryRoot: config.library.root, archiveRoot: config.inbox.archive, host: host)
-                .plan(for: input, exists: exists)
+        return config.scanPlan(for: input, host: ProcessInfo.processInfo.hostName, newFile: newFile) {
+            taken.contains($0) || FileManager.default.fileExists(atPath: $0)
         }
-        if let profile, let template = profile.target {
-            // A profile's target is a rule of its own that takes every scan of the profile.
-            let rule = Rule(name: "profile \(profile.name)", target: template,
-                            mode: profile.ingestMode == .batch || newFile ? .new : profile.ingestMode)
-            return Router(rules: [rule], libraryRoot: config.library.root, archiveRoot: config.inbox.archive, host: host)
-                .plan(for: input, exists: exists)
-        }
-        var router = config.router(host: host)
-        if newFile { router.rules = router.rules.map { var rule = $0; rule.mode = .new; return rule } }
-        return router.plan(for: input, exists: exists)
     }
 
     /// Whether the target's history holds this batch's revision (a run that stopped between the

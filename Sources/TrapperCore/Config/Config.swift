@@ -17,6 +17,29 @@ public struct Config: Sendable {
     public func router(host: String = "") -> Router {
         Router(rules: rules, libraryRoot: library.root, archiveRoot: inbox.archive, host: host)
     }
+
+    /// Where a scan made with `input.profile` goes: the rule the profile names (its target and mode,
+    /// whatever it matches), else the profile's own target, else the rules, which see the scan as
+    /// `scan-ID.EXT` from source "scanner". `newFile`: one document of a split batch.
+    public func scanPlan(for input: RouteInput, host: String = "", newFile: Bool = false,
+                         exists: (String) -> Bool = { _ in false }) -> RoutePlan? {
+        let profile = profiles.first { $0.name == input.profile }
+        if let name = profile?.rule, var rule = rules.first(where: { $0.name == name }) {
+            rule.match = RuleMatch()
+            if rule.mode == .batch || newFile { rule.mode = .new }
+            return Router(rules: [rule], libraryRoot: library.root, archiveRoot: inbox.archive, host: host).plan(for: input, exists: exists)
+        }
+        if let profile, let template = profile.target {
+            // A profile's target is a rule of its own that takes every scan of the profile.
+            var rule = Rule(name: "profile \(profile.name)", target: template,
+                            mode: profile.ingestMode == .batch || newFile ? .new : profile.ingestMode)
+            if let steps = profile.steps { rule.steps = steps }
+            return Router(rules: [rule], libraryRoot: library.root, archiveRoot: inbox.archive, host: host).plan(for: input, exists: exists)
+        }
+        var router = router(host: host)
+        if newFile { router.rules = router.rules.map { var rule = $0; rule.mode = .new; return rule } }
+        return router.plan(for: input, exists: exists)
+    }
 }
 
 public enum LogLevel: String, Sendable, CaseIterable {

@@ -26,6 +26,11 @@ struct RuleReader {
             let archiveAs = template(&table, "archive_as", required: false, pdf: false)
             let collate = table.choice("collate", default: Collation.none)
             let collateWindow = table.node("collate_window").flatMap { _ in table.seconds("collate_window") }
+            let oneSided = table.strings("one_sided")
+            if let oneSided, collate != .doubleSided, let node = table.table["one_sided"] {
+                log.add("\(table.qualified("one_sided")) names one-sided inputs of a double-sided rule: it needs "
+                        + "collate = \"double-sided\"", at: node.location)
+            }
             var steps = table.pageSteps()
             if steps.separator != nil, mode != .new, let node = table.table["separator"] {
                 log.add("\(table.qualified("separator")) splits an input into new files: it needs mode = \"new\"", at: node.location)
@@ -41,6 +46,7 @@ struct RuleReader {
                 rule.steps.activeContent = choice
             }
             rule.collate = collate
+            rule.oneSided = oneSided?.map { Glob($0.value) } ?? []
             rule.collateWindowSeconds = collateWindow ?? 1800
             return rule
         }

@@ -58,6 +58,13 @@ public struct Rule: Sendable {
     public var activeContent: ActiveContent?
     /// `collate = "double-sided"`: an input is the front pass, the next within the window the back.
     public var collate: Collation = .none
+    /// `one_sided`: names of inputs that are one-sided letters: never held, never paired.
+    public var oneSided: [Glob] = []
+
+    /// An input that goes in alone under double-sided collation (its name matches `one_sided`).
+    public func isOneSided(_ relativePath: String) -> Bool {
+        oneSided.contains { $0.matches(relativePath: relativePath) }
+    }
     public var collateWindowSeconds: Double = 1800
 
     public init(name: String, match: RuleMatch = RuleMatch(), target: PathTemplate, mode: IngestMode = .append,
