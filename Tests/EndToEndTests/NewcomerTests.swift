@@ -269,4 +269,32 @@ import Testing
         let typo = try Binary.run(["explain", "--config", "config.toml", "--profile", "adff"], in: scratch.url)
         #expect(typo.status == 64 && typo.stderr.contains("did you mean \"adf\"?"), "\(typo.stderr)")
     }
+
+    /// A receipt of seven lines turned 2° is straightened; a page with no lines to go by says so.
+    @Test func deskewFindsAFewLinesAndSaysWhenItCannot() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + "[[rule]]\nname = \"r\"\ntarget = \"R.pdf\"\ndeskew = true\n")
+        _ = try Python.run("""
+            import sys
+            from PIL import Image, ImageDraw, ImageFont
+            dpi, folder = 200, sys.argv[1]
+            size = (int(80 / 25.4 * dpi), int(150 / 25.4 * dpi))
+            receipt = Image.new("L", size, 255)
+            draw = ImageDraw.Draw(receipt)
+            font = ImageFont.load_default(size=28)
+            for i, line in enumerate(["CORNER SHOP", "12/01/2026 14:02", "Milk 1L      1.29", "Bread        2.49",
+                                      "Apples 1kg   3.10", "TOTAL        6.88", "Thank you!"]):
+                draw.text((30, 60 + i * 60), line, fill=0, font=font)
+            receipt.rotate(2, fillcolor=255).save(folder + "/receipt.png", dpi=(dpi, dpi))
+            photo = Image.new("L", size, 255)
+            ImageDraw.Draw(photo).ellipse([50, 50, size[0] - 50, size[1] - 50], fill=90)
+            photo.save(folder + "/photo.png", dpi=(dpi, dpi))
+            """, [scratch.path])
+        let run = try Binary.run(["ingest", "--config", "config.toml", "receipt.png", "photo.png"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        let history = try Binary.run(["history", "library/R.pdf"], in: scratch.url).stdout
+        let angle = history.firstMatch(of: /receipt\.png: deskewed by (-?\d+\.\d+)°/).flatMap { Double($0.1) }
+        #expect(angle.map { abs($0 - 2) < 0.3 } == true, "the receipt's 2° found: \(history)")
+        #expect(history.contains("photo.png: deskew: no reliable angle"), "\(history)")
+    }
 }
