@@ -212,7 +212,7 @@ public final class InboxDaemon {
         var fields = [EventField.input: outcome.input]
         if let target = outcome.target { fields[EventField.target] = target }
         if let rule = outcome.rule { fields[EventField.rule] = rule }
-        if let revision = outcome.revision { fields[EventField.revision] = String(revision) }
+        if let end = outcome.end { fields[EventField.end] = String(end) }
         let level: LogLevel = switch outcome.result {
         case .ingested, .duplicate, .held, .waiting, .edit, .ocr: .info
         case .noRule, .takenElsewhere: .notice
@@ -293,11 +293,11 @@ public final class InboxDaemon {
             var fields = [EventField.input: script.relativePath]
             if let applied = outcome.applied {
                 fields[EventField.target] = applied.target
-                fields[EventField.revision] = String(applied.end)
+                fields[EventField.end] = String(applied.end)
             }
             log.log(outcome.applied == nil ? .warning : .info, "pdftrapper: edit script " + outcome.summary, fields: fields)
             status.record(JobOutcome(input: script.relativePath, result: .edit, target: outcome.applied?.target,
-                                     revision: outcome.applied?.end, reason: outcome.summary))
+                                     end: outcome.applied?.end, reason: outcome.summary))
             if outcome.applied == nil {
                 for problem in outcome.problems.dropFirst() { log.log(.warning, "pdftrapper:   \(problem)") }
             }

@@ -17,7 +17,7 @@ enum RunCommand: Command {
     queue and the last job, and WATCHDOG=1 when the unit sets WatchdogSec=. SIGHUP reloads the
     config (an invalid new config is refused, logged, and the old one kept); SIGTERM stops it
     after the job in hand, with exit 0. Under journald it logs with the fields PDFTRAPPER_TARGET,
-    PDFTRAPPER_INPUT, PDFTRAPPER_RULE and PDFTRAPPER_REVISION; elsewhere plain lines on stderr.
+    PDFTRAPPER_INPUT, PDFTRAPPER_RULE and PDFTRAPPER_END; elsewhere plain lines on stderr.
 
     Exit codes: 0 stopped, 66 no config, 73 a folder cannot be made, 74 I/O, 78 bad config.
     """

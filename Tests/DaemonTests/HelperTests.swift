@@ -13,7 +13,7 @@ import TrapperCore
             EventField.input: env["HELPER_INPUT"] ?? "",
             EventField.target: "line one\nline two",
             EventField.rule: "receipts",
-            EventField.revision: "7",
+            EventField.end: "7",
         ])
     }
 

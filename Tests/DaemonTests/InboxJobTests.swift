@@ -108,7 +108,7 @@ import TrapperCore
         let outcomes = setup.job.take(arrivals)
         let ingested = outcomes.filter { $0.result == .ingested }
         #expect(ingested.map(\.input).sorted() == ["receipts/a.jpg", "receipts/c.jpg", "receipts/d.jpg"])
-        #expect(Set(ingested.map(\.revision)).count == 1, "one revision for the three")
+        #expect(Set(ingested.map(\.end)).count == 1, "one revision for the three")
         #expect(outcomes.filter { $0.result == .quarantined }.map(\.input) == ["receipts/bad.jpg"])
         let history = try RevisionHistory.read(PDFFileSource(path: setup.config.library.root + "/Receipts.pdf"),
                                                decoder: FlateStreamDecoder())

@@ -19,15 +19,15 @@ import TrapperCore
         let entry = JournalLog.entry(.warning, "/srv/scans/inbox/x.jpg: truncated JPEG", fields: [
             EventField.input: "/srv/scans/inbox/x.jpg",
             EventField.target: "two\nlines\u{0}and a NUL",
-            EventField.revision: "3",
+            EventField.end: "3",
             "MESSAGE": "would repeat MESSAGE",
         ])
         #expect(entry.map { String(decoding: $0, as: UTF8.self) } == [
             "MESSAGE=/srv/scans/inbox/x.jpg: truncated JPEG",
             "PRIORITY=4",
             "SYSLOG_IDENTIFIER=pdftrapper",
+            "PDFTRAPPER_END=3",
             "PDFTRAPPER_INPUT=/srv/scans/inbox/x.jpg",
-            "PDFTRAPPER_REVISION=3",
             "PDFTRAPPER_TARGET=two\nlines\u{0}and a NUL",
         ])
     }
@@ -62,7 +62,7 @@ import TrapperCore
     func reachesTheJournal() throws {
         let unique = "journal-test-\(UUID().uuidString)"
         JournalLog(minimum: .debug).log(.warning, "\(unique): test event", fields: [
-            EventField.input: unique, EventField.target: "line one\nline two", EventField.rule: "receipts", EventField.revision: "7",
+            EventField.input: unique, EventField.target: "line one\nline two", EventField.rule: "receipts", EventField.end: "7",
         ])
         let record = try readBack(unique, journalctl: [ChildProcess.tool("journalctl")!])
         try checkRecord(record, unique: unique)
@@ -126,7 +126,7 @@ import TrapperCore
         #expect(record["PDFTRAPPER_INPUT"] as? String == unique)
         #expect(record["PDFTRAPPER_TARGET"] as? String == "line one\nline two")
         #expect(record["PDFTRAPPER_RULE"] as? String == "receipts")
-        #expect(record["PDFTRAPPER_REVISION"] as? String == "7")
+        #expect(record["PDFTRAPPER_END"] as? String == "7")
         #expect(record["_TRANSPORT"] as? String == "journal")
     }
 }

@@ -97,7 +97,7 @@ extension InboxJob {
             let backReason = matched ? "double-sided: the back pass of \(front.relativePath)" : reason
             return [(front, fronts, reason), (back, backs, backReason)].map { input, document, reason in
                 var outcome = JobOutcome(input: input.relativePath, result: .ingested, rule: plan.rule, target: plan.targetPath,
-                                         pages: document.pageCount, revision: committed.end, reason: reason, date: now)
+                                         pages: document.pageCount, end: committed.end, reason: reason, date: now)
                 return finish(input, outcome: &outcome)
             }
         } catch {
@@ -114,7 +114,7 @@ extension InboxJob {
             let committed = try Ingest.run([document], into: input.plan.targetPath, store: store, date: now)
             OCRQueue.enqueue(committed, languages: input.plan.steps.ocr, store: store)
             var outcome = JobOutcome(input: input.relativePath, result: .ingested, rule: input.plan.rule, target: input.plan.targetPath,
-                                     pages: document.pageCount, revision: committed.end, reason: reason, date: now)
+                                     pages: document.pageCount, end: committed.end, reason: reason, date: now)
             return [finish(input, outcome: &outcome)]
         } catch {
             return [quarantine(input.path, input.relativePath, input.plan.rule, reason: "\(error)")]

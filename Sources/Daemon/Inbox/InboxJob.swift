@@ -293,7 +293,7 @@ public struct InboxJob {
                 OCRQueue.enqueue(committed, languages: plan.steps.ocr, store: store)
                 for (input, document) in ready {
                     var outcome = JobOutcome(input: input.relativePath, result: .ingested, rule: plan.rule, target: target,
-                                             pages: document.pageCount, revision: committed.end, reason: document.stepsNote,
+                                             pages: document.pageCount, end: committed.end, reason: document.stepsNote,
                                              date: now)
                     outcomes.append(finish(input, outcome: &outcome))
                 }

@@ -30,19 +30,19 @@ public struct JobOutcome: Sendable, Equatable, Codable {
     public var rule: String?
     public var target: String?
     public var pages: Int?
-    /// The revision's end offset in the target (its identity for undo).
-    public var revision: Int?
+    /// Where the revision ends in the target (a byte offset; its identity for undo).
+    public var end: Int?
     public var reason: String?
     public var date: Date
 
     public init(input: String, result: Result, rule: String? = nil, target: String? = nil, pages: Int? = nil,
-                revision: Int? = nil, reason: String? = nil, date: Date = Date()) {
+                end: Int? = nil, reason: String? = nil, date: Date = Date()) {
         self.input = input
         self.result = result
         self.rule = rule
         self.target = target
         self.pages = pages
-        self.revision = revision
+        self.end = end
         self.reason = reason
         self.date = date
     }

@@ -66,7 +66,7 @@ public struct ScanCommit {
             CrashPoint.scanCommitted.hit()
             try? batch.remove()
             return JobOutcome(input: label, result: .ingested, rule: rule, target: target,
-                              pages: committed.record.pagesAdded, revision: committed.end, date: now)
+                              pages: committed.record.pagesAdded, end: committed.end, date: now)
         } catch let error as EngineError {
             if case .io = error {
                 return JobOutcome(input: label, result: .retryLater, rule: rule, target: target, reason: error.description, date: now)

@@ -22,7 +22,8 @@ public enum EventField {
     public static let target = "PDFTRAPPER_TARGET"
     public static let input = "PDFTRAPPER_INPUT"
     public static let rule = "PDFTRAPPER_RULE"
-    public static let revision = "PDFTRAPPER_REVISION"
+    /// Where the revision ends in the target: a byte offset, as `pdftrapper history` shows it.
+    public static let end = "PDFTRAPPER_END"
 }
 
 extension LogLevel {
