@@ -388,14 +388,12 @@ public final class InboxDaemon {
 
     private func saveStatus() {
         status.updated = Date()
-        // Fronts held for their back pass, until when; the OCR still to do.
+        // Fronts held for their back pass, until when.
         var held: [String: Date] = [:]
         for rule in config.rules where rule.collate == .doubleSided {
             if let (front, _) = job.held(rule.name) { held[front.relativePath] = front.arrived.addingTimeInterval(rule.collateWindowSeconds) }
         }
         status.held = held.isEmpty ? nil : held
-        let ocr = OCRQueue(state: store.state).pending().count
-        status.pendingOCR = ocr == 0 ? nil : ocr
         try? status.save(stateDir: config.daemon.stateDir)
     }
 

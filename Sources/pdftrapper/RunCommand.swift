@@ -53,6 +53,8 @@ enum StatusCommand: Command {
     struct Report: Encodable {
         var running: Bool
         var pid: Int32?
+        /// OCR requests queued in the library's state folder, read from the queue itself.
+        var pendingOCR: Int
         var status: DaemonStatus?
     }
 
@@ -62,19 +64,24 @@ enum StatusCommand: Command {
         case .failure(let code): return code
         case .success(let loaded): config = loaded
         }
+        // The OCR still to do, from the queue itself (a command's ingest queues it too).
+        let pendingOCR = OCRQueue(state: StateDirectory.forLibrary(config)).pending().count
+        let ocrLine = "  OCR pending: \(pendingOCR) request\(pendingOCR == 1 ? "" : "s")"
         if arguments.has("--json") {
             let holder = StateLock.holder(stateDir: config.daemon.stateDir)
             let status = DaemonStatus.load(stateDir: config.daemon.stateDir)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
-            let report = Report(running: holder != nil, pid: holder.map { $0 == 0 ? status?.pid ?? 0 : $0 }, status: status)
+            let report = Report(running: holder != nil, pid: holder.map { $0 == 0 ? status?.pid ?? 0 : $0 },
+                                pendingOCR: pendingOCR, status: status)
             // Encoding plain Codable values cannot fail.
             context.out(String(decoding: try! encoder.encode(report), as: UTF8.self))
             return holder != nil ? .ok : .notRunning
         }
         guard let status = DaemonStatus.load(stateDir: config.daemon.stateDir) else {
             context.out("pdftrapper: not running (no status in \(config.daemon.stateDir))")
+            if pendingOCR > 0 { context.out(ocrLine + " (the daemon does them, or pdftrapper ocr --queued)") }
             return .notRunning
         }
         // Whether a daemon runs is the state folder's lock's to say (status.json is what the last
@@ -100,7 +107,7 @@ enum StatusCommand: Command {
             let left = max(0, Int(until.timeIntervalSinceNow))
             context.out("  held: \(input): a front pass; its back pass is awaited \(left / 60)m \(left % 60)s more")
         }
-        if let ocr = status.pendingOCR { context.out("  OCR pending: \(ocr) target\(ocr == 1 ? "" : "s")") }
+        if pendingOCR > 0 { context.out(ocrLine) }
         if !status.recent.isEmpty { context.out("  last jobs:") }
         for outcome in status.recent.suffix(10) {
             context.out("    \(formatter.string(from: outcome.date))  \(outcome.result.rawValue)  \(outcome.summary)")

@@ -297,4 +297,19 @@ import Testing
         #expect(angle.map { abs($0 - 2) < 0.3 } == true, "the receipt's 2° found: \(history)")
         #expect(history.contains("photo.png: deskew: no reliable angle"), "\(history)")
     }
+
+    /// OCR queued by a command's ingest is counted by `status`, from the queue itself.
+    @Test func statusCountsTheOCRStillToDo() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + "[[rule]]\nname = \"all\"\ntarget = \"All.pdf\"\nocr = [\"eng\"]\n")
+        try TestImages.make(scratch.path + "/a.png", width: 100)
+        #expect(try Binary.run(["ingest", "--config", "config.toml", "a.png"], in: scratch.url).status == 0)
+        let text = try Binary.run(["status", "--config", "config.toml"], in: scratch.url).stdout
+        #expect(text.contains("OCR pending: 1 request"), "\(text)")
+        let json = try Binary.run(["status", "--config", "config.toml", "--json"], in: scratch.url).stdout
+        let report = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        #expect(report?["pendingOCR"] as? Int == 1 && report?["running"] as? Bool == false, "\(json)")
+        #expect(try Binary.run(["ocr", "--queued", "--config", "config.toml"], in: scratch.url).status == 0)
+        #expect(!(try Binary.run(["status", "--config", "config.toml"], in: scratch.url).stdout.contains("OCR pending")))
+    }
 }

@@ -20,8 +20,6 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var waiting: [String: String]?
     /// Front passes held for their back pass, each with until when.
     public var held: [String: Date]?
-    /// Targets' pages queued for OCR and not yet read.
-    public var pendingOCR: Int?
 
     public static let keep = 20
 
