@@ -129,8 +129,9 @@ import Testing
         #expect(help.status == 0 && help.stdout.contains("usage"), "\(help.stdout)\(help.stderr)")
     }
 
-    /// Messages say each thing once and as the config wrote it.
-    @Test func messagesSayEachThingOnceAndAsWritten() throws {
+    /// A running daemon whose config has a double-sided rule for inbox/letters (a 10m window) and a
+    /// rule "all" into All.pdf for the rest, with `allExtra` (one line) added to the latter.
+    func lettersAndAll(allExtra: String = "") throws -> (Scratch, DaemonProcess) {
         let scratch = try Scratch()
         try scratch.write("config.toml", TestConfig.folders() + """
             [[rule]]
@@ -144,11 +145,18 @@ import Testing
             [[rule]]
             name = "all"
             target = "All.pdf"
+            \(allExtra)
 
             """)
         try FileManager.default.createDirectory(atPath: scratch.path + "/inbox/letters", withIntermediateDirectories: true)
         let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
         #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        return (scratch, daemon)
+    }
+
+    /// Messages say each thing once and as the config wrote it.
+    @Test func messagesSayEachThingOnceAndAsWritten() throws {
+        let (scratch, daemon) = try lettersAndAll()
         _ = try scratch.write("inbox/oops.jpg", "not a picture")
         #expect(eventually { daemon.log.contains("oops.jpg: quarantined: ") }, "log: \(daemon.log)")
         #expect(!daemon.log.contains("quarantined: oops.jpg:"), "the name twice: \(daemon.log)")
@@ -197,25 +205,7 @@ import Testing
     /// `status` lists edit scripts and OCR among the last jobs, shows a held front pass with the time
     /// left and the OCR still to do, and says all of it as JSON with --json.
     @Test func statusSaysWhatWaitsAndWhatWasDone() throws {
-        let scratch = try Scratch()
-        try scratch.write("config.toml", TestConfig.folders() + """
-            [[rule]]
-            name = "letters"
-            target = "Letters.pdf"
-            collate = "double-sided"
-            collate_window = "10m"
-            [rule.match]
-            folder = "letters"
-
-            [[rule]]
-            name = "all"
-            target = "All.pdf"
-            ocr = ["eng"]
-
-            """)
-        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox/letters", withIntermediateDirectories: true)
-        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
-        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        let (scratch, daemon) = try lettersAndAll(allExtra: "ocr = [\"eng\"]")
         try TestImages.make(scratch.path + "/inbox/letters/fronts.png", width: 100)
         try TestImages.make(scratch.path + "/inbox/page.png", width: 200)
         #expect(eventually { (try? PDFReaders.pdfinfoPages(scratch.path + "/library/All.pdf")) == 1 }, "log: \(daemon.log)")
