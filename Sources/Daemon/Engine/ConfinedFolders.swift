@@ -12,8 +12,6 @@ import TrapperCore
 public struct ConfinedFolders: Sendable {
     /// Deepest first, so a folder inside another (the claims in the inbox) is matched to itself.
     let roots: [FolderRoot]
-    /// Set for `anywhere`: paths outside every root are used as given.
-    let unconfined: Bool
 
     /// The folders by path, each with what it is for messages ("the library").
     public init(_ folders: [(path: String, label: String?)]) throws(Durable.Failure) {
@@ -21,19 +19,17 @@ public struct ConfinedFolders: Sendable {
         var seen = Set<String>()
         for (path, label) in folders where seen.insert(path).inserted { roots.append(try FolderRoot(path, label: label)) }
         self.roots = roots.sorted { $0.path.utf8.count > $1.path.utf8.count }
-        self.unconfined = false
     }
 
     public init(_ paths: [String]) throws(Durable.Failure) { try self.init(paths.map { (path: $0, label: nil) }) }
 
-    private init(unconfined roots: [FolderRoot]) {
-        self.roots = roots
-        self.unconfined = true
+    private init(unconfined root: FolderRoot) {
+        self.roots = [root]
     }
 
     /// No confinement: the root is `/`, resolved the ordinary way (symlinks followed as the shell would).
     public static func anywhere() throws(Durable.Failure) -> ConfinedFolders {
-        ConfinedFolders(unconfined: [try FolderRoot("/", confined: false)])
+        ConfinedFolders(unconfined: try FolderRoot("/", confined: false))
     }
 
     /// Every folder the daemon writes in for `config`: the inbox (and its claims), archive,
@@ -51,7 +47,6 @@ public struct ConfinedFolders: Sendable {
         throw Durable.Failure(step: "confine", path: path, code: EXDEV, outside: "the configured folders")
     }
 
-    public func contains(_ path: String) -> Bool { roots.contains { $0.contains(path) } }
 
     /// True when `path` lies in `folder` (compared as bytes, `..` refused) and not in `.pdftrapper`.
     public static func isTarget(_ path: String, inLibrary library: String) -> Bool {
