@@ -16,7 +16,7 @@ public enum ImageFiles {
     {
         guard !bytes.isEmpty else { throw ImageInputError.empty }
         try limits.check(byteCount: bytes.count)
-        switch ImageFormat.sniff(bytes) {
+        switch FileKind.sniff(bytes).imageFormat {
         case .jpeg?:
             _ = try JPEGFile(bytes, limits: limits)
             return SingleImageDocument(format: .jpeg) { try JPEGFile.page(bytes, limits: limits) }

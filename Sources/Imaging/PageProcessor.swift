@@ -26,7 +26,7 @@ public enum PageProcessor {
         guard !steps.isEmpty else { return result }
         // Leptonica's own notes ("not enough confidence to get orientation") are not the daemon's log.
         _ = setMsgSeverity(Int32(L_SEVERITY_ERROR))
-        let format = ImageFormat.sniff(bytes)
+        let format = FileKind.sniff(bytes).imageFormat
         guard var pix = decode(bytes, index: index, format: format) else {
             throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not decode the page for its page steps")
         }

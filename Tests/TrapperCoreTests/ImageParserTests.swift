@@ -205,11 +205,11 @@ import TrapperCore
     }
 
     @Test func formatsAreKnownByContent() {
-        #expect(ImageFormat.sniff(Self.jpeg()) == .jpeg)
-        #expect(ImageFormat.sniff(Self.png()) == .png)
-        #expect(ImageFormat.sniff(Self.g4Tiff()) == .tiff)
-        #expect(ImageFormat.sniff(Array("P6\n1 1 255\n...".utf8)) == .pnm)
-        #expect(ImageFormat.sniff(Array("%PDF-1.7".utf8)) == nil)
-        #expect(ImageFormat.sniff(Array("Pizza".utf8)) == nil)
+        #expect(FileKind.sniff(Self.jpeg()).imageFormat == .jpeg)
+        #expect(FileKind.sniff(Self.png()).imageFormat == .png)
+        #expect(FileKind.sniff(Self.g4Tiff()).imageFormat == .tiff)
+        #expect(FileKind.sniff(Array("P6\n1 1 255\n...".utf8)).imageFormat == .pnm)
+        #expect(FileKind.sniff(Array("%PDF-1.7".utf8)).imageFormat == nil)
+        #expect(FileKind.sniff(Array("Pizza".utf8)).imageFormat == nil)
     }
 }
