@@ -28,20 +28,17 @@ struct JSONParser {
     let bytes: [UInt8]
     let limits: JSONReader.Limits
     var pos = 0
-    var line = 1
-    var lineStart = 0
-    /// Column cache, as in the TOML scanner: the column of byte `columnIndex` on the current line, so
-    /// a long one-line document costs linear time however many locations it asks for.
-    var columnIndex = 0
-    var columnValue = 1
+    /// The line and column of `pos`, as the TOML parser keeps them.
+    var position: SourcePosition
 
     init(bytes: [UInt8], limits: JSONReader.Limits) {
         self.bytes = bytes
         self.limits = limits
+        self.position = SourcePosition(bytes)
     }
 
     mutating func parseDocument() throws(TOMLError) -> TOMLTable {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { (pos, lineStart, columnIndex) = (3, 3, 3) }
+        if bytes.starts(with: SourcePosition.byteOrderMark) { pos = 3 }
         skipWhitespace()
         guard peek() == Byte.openBrace else {
             throw error("the document must be a JSON object ({ … }), found \(describe(at: pos))")
@@ -312,37 +309,15 @@ struct JSONParser {
             case Byte.space, 0x09, Byte.cr: pos += 1
             case Byte.lf:
                 pos += 1
-                line += 1
-                lineStart = pos
+                position.newLine(startingAt: pos)
             default: return
             }
         }
     }
 
-    /// The location of byte `index`: counted from the cache on the current line, or (for an error that
-    /// points back at an earlier line) from the start.
-    mutating func location(at index: Int) -> SourceLocation {
-        guard index >= lineStart else { return slowLocation(of: index) }
-        var (i, column) = columnIndex >= lineStart && columnIndex <= index ? (columnIndex, columnValue) : (lineStart, 1)
-        while i < index {
-            if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
-        }
-        (columnIndex, columnValue) = (index, column)
-        return SourceLocation(line: line, column: column)
-    }
+    mutating func location(at index: Int) -> SourceLocation { position.location(of: index, in: bytes) }
 
     mutating func location() -> SourceLocation { location(at: pos) }
-
-    private func slowLocation(of index: Int) -> SourceLocation {
-        var (line, column) = (1, 1)
-        var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        while i < index {
-            if bytes[i] == Byte.lf { (line, column) = (line + 1, 1) } else if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
-        }
-        return SourceLocation(line: line, column: column)
-    }
 
     mutating func error(_ message: String) -> TOMLError { TOMLError(message, at: location()) }
 

@@ -40,11 +40,7 @@ extension TOMLParser {
 
     mutating func parseDocument() throws(TOMLError) -> TOMLTable {
         try validateUTF8()
-        if hasBOM {
-            pos = 3
-            lineStart = 3
-            columnIndex = 3
-        }
+        if hasBOM { pos = 3 }
         let root = TableBox(origin: .root, location: .start, level: 0)
         var current = root
         while true {

@@ -59,17 +59,13 @@ struct TOMLParser {
     let limits: TOML.Limits
     /// Byte offset of the next unread byte.
     var pos = 0
-    /// 1-based line of `pos`.
-    var line = 1
-    /// Byte offset where the current line starts (after a leading BOM on line 1).
-    var lineStart = 0
-    /// Column cache: the column of byte `columnIndex` on the current line.
-    var columnIndex = 0
-    var columnValue = 1
+    /// The line and column of `pos`.
+    var position: SourcePosition
 
     init(bytes: [UInt8], limits: TOML.Limits) {
         self.bytes = bytes
         self.limits = limits
+        self.position = SourcePosition(bytes)
     }
 
     // MARK: Reading
@@ -84,22 +80,8 @@ struct TOMLParser {
 
     // MARK: Locations
 
-    /// The location of byte `index`, which must be on the current line.
-    mutating func location(at index: Int) -> SourceLocation {
-        var i = lineStart
-        var column = 1
-        if columnIndex >= lineStart && columnIndex <= index {
-            i = columnIndex
-            column = columnValue
-        }
-        while i < index {
-            if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
-        }
-        columnIndex = index
-        columnValue = column
-        return SourceLocation(line: line, column: column)
-    }
+    /// The location of byte `index` (on the current line, or counted from the start).
+    mutating func location(at index: Int) -> SourceLocation { position.location(of: index, in: bytes) }
 
     mutating func location() -> SourceLocation { location(at: pos) }
 
@@ -114,22 +96,7 @@ struct TOMLParser {
     }
 
     /// The location of any byte, counted from the start; for errors found before parsing begins.
-    func slowLocation(of index: Int) -> SourceLocation {
-        var line = 1
-        var start = hasBOM ? 3 : 0
-        var i = start
-        while i < index {
-            if bytes[i] == TOMLByte.lf { line += 1; start = i + 1 }
-            i += 1
-        }
-        var column = 1
-        i = start
-        while i < index {
-            if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
-        }
-        return SourceLocation(line: line, column: column)
-    }
+    func slowLocation(of index: Int) -> SourceLocation { SourcePosition.location(of: index, countingIn: bytes) }
 
     var hasBOM: Bool {
         bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
@@ -200,8 +167,7 @@ struct TOMLParser {
             pos += 1
         }
         pos += 1
-        line += 1
-        lineStart = pos
+        position.newLine(startingAt: pos)
     }
 
     /// Skips a `#` comment up to (not including) the end of the line.
