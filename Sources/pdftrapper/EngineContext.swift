@@ -44,11 +44,7 @@ extension CommandContext {
             }
         }
         do {
-            let store = try TargetStore(state: StateDirectory(path: folder), decoder: FlateStreamDecoder(), folders: folders) { path in
-                let report = try PDFRewriter.repair(path: path)
-                return "\(path): damaged; repaired by a full rewrite (\(report.bytesBefore) -> \(report.bytesAfter) bytes"
-                    + (report.warnings.isEmpty ? ")" : "; qpdf: \(report.warnings.joined(separator: "; ")))")
-            }
+            let store = try TargetStore.open(state: StateDirectory(path: folder), folders: folders)
             try store.recoverAll()
             store.log.forEach { err("pdftrapper: \($0)") }
             return .success(store)
