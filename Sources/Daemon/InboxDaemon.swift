@@ -14,7 +14,7 @@ public final class InboxDaemon {
     var log: any EventLog
     var config: Config
     var store: TargetStore
-    var job: InboxJob
+    var inbox: Inbox
     var watcher: FolderWatcher?
     var status: DaemonStatus
     var lastWatchdog = Date.distantPast
@@ -73,12 +73,12 @@ public final class InboxDaemon {
             log.log(.error, "pdftrapper: \(error)")
             throw .cantCreate
         }
-        job = InboxJob(config: config, store: store, instance: Self.instance(config))
+        inbox = Inbox(config: config, store: store, instance: Self.instance(config))
         editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, configPath: configPath, environment: environment),
                                   openStore: { try InboxDaemon.openStore($0) })
         status = DaemonStatus(pid: getpid(), started: Date(), folders: [:])
         for line in store.log { log.log(.warning, line) }
-        for outcome in job.recoverClaims() { report(outcome) }
+        for outcome in inbox.recoverClaims() { report(outcome) }
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
         // Edit scripts a stopped run had claimed are finished first (and never applied twice).
         for left in EditJob(config: config, store: store).leftClaims() {
@@ -133,12 +133,12 @@ public final class InboxDaemon {
             reportEditScripts()
             status.queue = entries.count
             // A stop waits for the revision in hand, not for the whole backlog.
-            for chunk in stride(from: 0, to: entries.count, by: InboxJob.revisionLimit) {
+            for chunk in stride(from: 0, to: entries.count, by: Inbox.revisionLimit) {
                 status.queue = entries.count - chunk
-                let arrivals = entries[chunk..<min(entries.count, chunk + InboxJob.revisionLimit)].map {
-                    InboxJob.Arrival(path: $0.path, relativePath: $0.relativePath, isRegularFile: $0.kind == .file)
+                let arrivals = entries[chunk..<min(entries.count, chunk + Inbox.revisionLimit)].map {
+                    Inbox.Arrival(path: $0.path, relativePath: $0.relativePath, isRegularFile: $0.kind == .file)
                 }
-                for outcome in job.take(arrivals) { report(outcome) }
+                for outcome in inbox.take(arrivals) { report(outcome) }
                 reportStoreLog()
                 ocrWorkers?.poke()
                 if signals.peekStop() { break }
@@ -150,7 +150,7 @@ public final class InboxDaemon {
             }
             lookAgainAtWaiting()
             takeScans()
-            for outcome in job.expireHeld() { report(outcome) }
+            for outcome in inbox.expireHeld() { report(outcome) }
             reportOCR()
             retryClaimsNowAndThen()
             pingWatchdog()
@@ -166,22 +166,22 @@ public final class InboxDaemon {
             try Self.makeFolders(fresh)
             // Everything new is built first; only then does it replace what runs.
             let freshStore = try Self.openStore(fresh)
-            var freshJob = InboxJob(config: fresh, store: freshStore, instance: Self.instance(fresh))
+            var freshInbox = Inbox(config: fresh, store: freshStore, instance: Self.instance(fresh))
             let watchesChanged = fresh.inbox.path != config.inbox.path || fresh.inbox.watch != config.inbox.watch
                 || fresh.edits.path != config.edits.path
                 || fresh.inbox.settleSeconds != config.inbox.settleSeconds || fresh.inbox.ignore != config.inbox.ignore
             if watchesChanged {
                 // Inputs claimed from the old inbox are finished under the old config before its watch ends.
-                for outcome in job.recoverClaims() { report(outcome) }
+                for outcome in inbox.recoverClaims() { report(outcome) }
                 watcher = nil
             }
-            if freshJob.claims != job.claims { for outcome in freshJob.recoverClaims() { report(outcome) } }
-            freshJob.carryOver(from: job)
+            if freshInbox.claims != inbox.claims { for outcome in freshInbox.recoverClaims() { report(outcome) } }
+            freshInbox.carryOver(from: inbox)
             config = fresh
             ocrWorkers?.poke(config: fresh)
             log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
             store = freshStore
-            job = freshJob
+            inbox = freshInbox
             if watchesChanged { try startWatching() }
             superviseScanners()
             log.log(.notice, "pdftrapper: reloaded \(configPath): \(config.rules.count) rules")
@@ -251,8 +251,8 @@ public final class InboxDaemon {
         let now = Date()
         let due = waiting.filter { $0.value.next <= now }.map(\.key).sorted()
         guard !due.isEmpty else { return }
-        let arrivals = due.map { InboxJob.Arrival(path: config.inbox.path + "/" + $0, relativePath: $0, isRegularFile: true) }
-        let outcomes = job.take(arrivals, now: now)
+        let arrivals = due.map { Inbox.Arrival(path: config.inbox.path + "/" + $0, relativePath: $0, isRegularFile: true) }
+        let outcomes = inbox.take(arrivals)
         for outcome in outcomes { report(outcome) }
         // Gone meanwhile (taken by another daemon, deleted): no longer waited for.
         for input in due where !outcomes.contains(where: { $0.input == input }) {
@@ -273,7 +273,7 @@ public final class InboxDaemon {
     private func retryClaimsNowAndThen() {
         guard Date().timeIntervalSince(lastClaimRetry) >= max(30, config.inbox.rescanSeconds) else { return }
         lastClaimRetry = Date()
-        for outcome in job.recoverClaims() { report(outcome) }
+        for outcome in inbox.recoverClaims() { report(outcome) }
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
     }
 
@@ -391,7 +391,7 @@ public final class InboxDaemon {
         // Fronts held for their back pass, until when.
         var held: [String: Date] = [:]
         for rule in config.rules where rule.collate == .doubleSided {
-            if let (front, _) = job.held(rule.name) { held[front.relativePath] = front.arrived.addingTimeInterval(rule.collateWindowSeconds) }
+            if let (front, _) = inbox.held(rule.name) { held[front.relativePath] = front.arrived.addingTimeInterval(rule.collateWindowSeconds) }
         }
         status.held = held.isEmpty ? nil : held
         try? status.save(stateDir: config.daemon.stateDir)
@@ -411,11 +411,7 @@ public final class InboxDaemon {
 
     /// The daemon's store writes only beneath the configured folders (ConfinedFolders).
     static func openStore(_ config: Config) throws -> TargetStore {
-        try TargetStore(state: StateDirectory.forLibrary(config), decoder: FlateStreamDecoder(),
-                        folders: try ConfinedFolders.daemon(config)) { path in
-            let report = try PDFRewriter.repair(path: path)
-            return "\(path): damaged; repaired by a full rewrite (\(report.bytesBefore) -> \(report.bytesAfter) bytes)"
-        }
+        try TargetStore.open(state: StateDirectory.forLibrary(config), folders: try ConfinedFolders.daemon(config))
     }
 
     /// The folders the config names, made when missing (a fresh install starts with none).

@@ -1,3 +1,4 @@
+import Daemon
 import Foundation
 import TrapperCore
 
@@ -43,6 +44,8 @@ enum ExplainCommand: Command {
         case .success(let loaded): config = loaded
         }
         let router = config.router(host: ProcessInfo.processInfo.hostName)
+        // The batches the daemon has open, as it wrote them down: a file now would join one.
+        let batches = FileManager.default.contents(atPath: Inbox.batchesFile(config)).map(OpenBatch.decode) ?? [:]
         var result = ExitCode.ok
         for input in arguments.positionals {
             let path = context.absolute(input)
@@ -53,8 +56,8 @@ enum ExplainCommand: Command {
             }
             let routeInput = RouteInput(relativePath: relativePath(path, inbox: config.inbox.path), bytes: facts.bytes,
                                         kind: facts.kind, source: source, button: arguments.options["--button"], date: Date())
-            let plan = router.plan(for: routeInput) { FileManager.default.fileExists(atPath: $0) }
-            context.out(describe(input, routeInput, plan, config: config))
+            let plan = router.plan(for: routeInput, batches: batches) { FileManager.default.fileExists(atPath: $0) }
+            context.out(describe(input, routeInput, plan, config: config, batches: batches))
         }
         return result
     }
@@ -104,7 +107,8 @@ enum ExplainCommand: Command {
         path.hasPrefix(inbox + "/") ? String(path.dropFirst(inbox.count + 1)) : (path as NSString).lastPathComponent
     }
 
-    static func describe(_ input: String, _ routeInput: RouteInput, _ plan: RoutePlan?, config: Config) -> String {
+    static func describe(_ input: String, _ routeInput: RouteInput, _ plan: RoutePlan?, config: Config,
+                         batches: [String: OpenBatch] = [:]) -> String {
         var lines = [input, "  as:       \(routeInput.relativePath) (\(routeInput.kind.rawValue), \(routeInput.bytes) bytes)"]
         if routeInput.kind == .unknown {
             lines.append("  note:     not a JPEG, PNG, TIFF, PNM or PDF by its content; it would be quarantined")
@@ -119,7 +123,8 @@ enum ExplainCommand: Command {
         case .append: action = exists ? "append to the existing file" : "create, then append"
         case .prepend: action = exists ? "prepend to the existing file" : "create"
         case .new: action = "a new file"
-        case .batch: action = "a new file, with whatever else arrives within the batch window"
+        case .batch: action = plan.batch?.joins == true ? "join the batch open in it"
+            : "a new file, with whatever else arrives within the batch window"
         }
         // The rule by name: a profile's own target is a rule of its own, numbered in a router of one.
         let rule = config.rules.first { $0.name == plan.rule }
@@ -127,16 +132,20 @@ enum ExplainCommand: Command {
                      : "  rule:     #\(plan.ruleNumber) \"\(plan.rule)\"")
         lines.append("  target:   \(plan.targetPath) (\(plan.mode.rawValue): \(action))")
         lines.append("  steps:    \(describe(plan.steps))")
-        if let rule, rule.collate == .doubleSided {
-            let window = Quantities.describe(seconds: rule.collateWindowSeconds)
-            lines.append(rule.isOneSided(routeInput.relativePath)
-                ? "  collate:  one-sided (its name matches one_sided): it goes in alone, not held"
-                : "  collate:  double-sided: held as a front pass until the next file within \(window), its back pass "
-                    + "(if one is held already, this is its back pass)")
+        if let window = plan.collateWindow {
+            lines.append("  collate:  double-sided: held as a front pass until the next file within "
+                         + "\(Quantities.describe(seconds: window)), its back pass (if one is held already, this is its back pass)")
+        } else if rule?.collate == .doubleSided {
+            lines.append("  collate:  one-sided (its name matches one_sided): it goes in alone, not held")
         }
-        if let rule, plan.mode == .batch {
-            let window = Quantities.describe(seconds: rule.batchWindowSeconds)
-            lines.append("  batch:    joins the batch open for this rule if its last file came within \(window)")
+        if let batch = plan.batch {
+            let window = Quantities.describe(seconds: batch.window)
+            if batch.joins, let open = batches[plan.rule] {
+                let ago = Quantities.describe(seconds: max(0, routeInput.date.timeIntervalSince(open.last).rounded()))
+                lines.append("  batch:    joins the batch open for this rule: its last file came \(ago) ago, within \(window)")
+            } else {
+                lines.append("  batch:    opens a batch: files this rule takes within \(window) of each other join it")
+            }
         }
         guard routeInput.source == .inbox else {
             lines.append("  pages:    wait in the state folder's scan spool until their revision is durable, then go")

@@ -72,59 +72,15 @@ enum IngestCommand: Command {
         return ingestByRules(inputs, rules, position, store, context)
     }
 
+    /// `--to`: every input, in order, into the one target, as one revision; one bad input and none go in.
     static func ingest(_ paths: [String], into target: String, _ position: PDFPagePosition, _ store: TargetStore,
-                       _ context: CommandContext, steps: PageSteps = PageSteps(),
-                       limits: LimitsSettings = LimitsSettings(), collate: Bool = false) -> ExitCode {
-        do {
-            let files = InputFiles(limits)
-            var inputs = try paths.map { path throws(EngineError) in try files.open(path, steps: steps) }
-            if collate, inputs.count == 2 {
-                // A front pass and its back pass, last page first: interleaved when the counts match.
-                if inputs[0].pageCount == inputs[1].pageCount {
-                    inputs = [InterleavedInput(front: inputs[0], back: inputs[1])]
-                } else {
-                    context.err("pdftrapper ingest: not collated: \(inputs[0].name) has \(inputs[0].pageCount) pages and "
-                                + "\(inputs[1].name) \(inputs[1].pageCount); both go in as they are")
-                }
-            }
-            let committed = try Ingest.run(inputs, into: target, at: position, store: store)
-            OCRQueue.enqueue(committed, languages: steps.ocr, store: store)
-            store.log.forEach { context.err("pdftrapper: \($0)") }
-            let pages = committed.record.pagesAdded
-            context.out("\(target): \(committed.created ? "created with" : position == .end ? "appended" : "prepended") "
-                        + "\(pages) page\(pages == 1 ? "" : "s") (revision of \(committed.end - committed.base) bytes)"
-                        + (committed.record.note.map { "; \($0)" } ?? "")
-                        + (steps.ocr.isEmpty ? "" : "; OCR (\(steps.ocr.joined(separator: "+"))) queued: the daemon, "
-                           + "or pdftrapper ocr --queued, does it"))
-            return .ok
-        } catch {
-            return context.report("ingest", error)
-        }
-    }
-
-    /// A rule with `separator`: each document between the input's separator sheets into a new file
-    /// of its own, routed with `{barcode}` from the sheet before it.
-    static func ingestSplit(_ path: String, _ input: RouteInput, _ router: Router, _ store: TargetStore, _ context: CommandContext,
-                            steps: PageSteps, limits: LimitsSettings) -> ExitCode {
-        do {
-            let document = try InputFiles(limits).open(path, steps: steps)
-            var taken = Set<String>()
-            for segment in SegmentInput.split([document], label: document.name) {
-                var part = input
-                part.barcode = segment.barcode
-                guard let plan = router.plan(for: part, exists: { taken.contains($0) || FileManager.default.fileExists(atPath: $0) })
-                else { continue }
-                taken.insert(plan.targetPath)
-                let committed = try Ingest.run([segment], into: plan.targetPath, store: store)
-                OCRQueue.enqueue(committed, languages: steps.ocr, store: store)
-                context.out("\(plan.targetPath): created with \(segment.pageCount) page\(segment.pageCount == 1 ? "" : "s") "
-                            + "(\(segment.name)" + (segment.barcode.map { ", barcode \"\($0)\"" } ?? "") + ")")
-            }
-            store.log.forEach { context.err("pdftrapper: \($0)") }
-            return .ok
-        } catch {
-            return context.report("ingest", error)
-        }
+                       _ context: CommandContext, limits: LimitsSettings) -> ExitCode {
+        let plan = RoutePlan(rule: "--to", ruleNumber: 0, target: target, targetPath: target,
+                             mode: position == .front ? .prepend : .append, original: .keep, archivePath: nil)
+        var wayIn = CommandLineWayIn(context: context, library: nil, router: nil)
+        var capture = Capture(paths.map { CaptureInput(path: $0, name: $0, plan: plan) })
+        capture.whole = true
+        return wayIn.run([capture], store: store, limits: limits)
     }
 
     /// Each input goes where its rule says; inputs no rule takes are reported and left alone. For
@@ -132,43 +88,131 @@ enum IngestCommand: Command {
     /// back pass of the one before.
     static func ingestByRules(_ paths: [String], _ config: Config, _ position: PDFPagePosition, _ store: TargetStore,
                               _ context: CommandContext) -> ExitCode {
-        let router = config.router(host: ProcessInfo.processInfo.hostName)
-        var result = ExitCode.ok
-        func route(_ path: String) -> (input: RouteInput, plan: RoutePlan)? {
+        var wayIn = CommandLineWayIn(context: context, library: config.library.root, router: config.router(host: ProcessInfo.processInfo.hostName))
+        var routed: [CaptureInput] = []
+        for path in paths {
             guard let facts = InputFacts(path: path) else {
                 context.err("pdftrapper ingest: \(path): no such file")
-                result = .noInput
-                return nil
+                wayIn.result = .noInput
+                continue
             }
             let input = RouteInput(relativePath: ExplainCommand.relativePath(path, inbox: config.inbox.path),
                                    bytes: facts.bytes, kind: facts.kind, date: Date())
-            guard let plan = router.plan(for: input, exists: { FileManager.default.fileExists(atPath: $0) }) else {
+            guard var plan = wayIn.route(input, path: path) else {
                 context.err("pdftrapper ingest: \(path): no rule matches; not ingested")
-                result = .dataError
-                return nil
+                wayIn.result = .dataError
+                continue
             }
-            return (input, plan)
+            if position == .front { plan.mode = .prepend }
+            routed.append(CaptureInput(path: path, name: path, plan: plan))
         }
+        var captures: [Capture] = []
         var index = 0
-        while index < paths.count {
-            let path = paths[index]
+        while index < routed.count {
+            let input = routed[index]
             index += 1
-            guard let (input, plan) = route(path) else { continue }
-            var inputs = [path]
-            if config.rules[plan.ruleNumber - 1].collate == .doubleSided {
-                if index < paths.count, let back = route(paths[index]), back.plan.ruleNumber == plan.ruleNumber {
-                    inputs.append(paths[index])
+            var pair = [input]
+            if input.plan.collateWindow != nil {
+                if index < routed.count, routed[index].plan.ruleNumber == input.plan.ruleNumber {
+                    pair.append(routed[index])
                     index += 1
                 } else {
-                    context.err("pdftrapper ingest: \(path): no back pass follows it for rule \(plan.rule); it goes in alone")
+                    context.err("pdftrapper ingest: \(input.path): no back pass follows it for rule \(input.plan.rule); it goes in alone")
                 }
             }
-            let code = plan.steps.separator != nil
-                ? ingestSplit(path, input, router, store, context, steps: plan.steps, limits: config.limits)
-                : ingest(inputs, into: plan.targetPath, plan.mode == .prepend ? .front : position, store, context,
-                         steps: plan.steps, limits: config.limits, collate: inputs.count == 2)
-            if code != .ok { result = code }
+            var capture = Capture(pair)
+            capture.pair = pair.count == 2
+            capture.whole = true
+            captures.append(capture)
         }
+        return wayIn.run(captures, store: store, limits: config.limits)
+    }
+}
+
+/// The command line as a way in: the files named, each capture whole or not at all; nothing is
+/// moved or removed (the inputs are the user's), a refusal is a line on stderr and an exit code,
+/// and each revision a line on stdout as it is committed.
+struct CommandLineWayIn: CaptureWayIn {
+    let context: CommandContext
+    /// The library a rule's targets must stay in; nil for `--to`, which writes where it is told.
+    let library: String?
+    let router: Router?
+    /// How each input was seen by the router, for routing its documents with their barcodes.
+    var routed: [String: RouteInput] = [:]
+    /// New files chosen on this command line, so that two inputs never pick the same name.
+    var taken: Set<String> = []
+    var result = ExitCode.ok
+
+    init(context: CommandContext, library: String?, router: Router?) {
+        self.context = context
+        self.library = library
+        self.router = router
+    }
+
+    mutating func route(_ input: RouteInput, path: String) -> RoutePlan? {
+        routed[path] = input
+        let taken = self.taken
+        let plan = router?.plan(for: input) { taken.contains($0) || FileManager.default.fileExists(atPath: $0) }
+        if let plan, plan.mode == .new || plan.mode == .batch { self.taken.insert(plan.targetPath) }
+        return plan
+    }
+
+    /// The captures through the pipeline, each revision printed by the follow-up that hears of it.
+    mutating func run(_ captures: [Capture], store: TargetStore, limits: LimitsSettings) -> ExitCode {
+        let followUps = FollowUps.standard(store).subscribers + [RevisionLine(context: context)]
+        let pipeline = CapturePipeline(store: store, opener: InputFiles(limits), followUps: FollowUps(followUps))
+        for capture in captures {
+            for outcome in pipeline.commit(capture, from: &self) where outcome.result == .retryLater {
+                context.err("pdftrapper ingest: \(outcome.reason ?? outcome.input)")
+                result = .ioError
+            }
+        }
+        store.log.forEach { context.err("pdftrapper: \($0)") }
         return result
+    }
+
+    func refusal(forTarget target: String) -> String? {
+        guard let library, !ConfinedFolders.isTarget(target, inLibrary: library) else { return nil }
+        return "outside the library \(library)"
+    }
+
+    mutating func plan(forDocumentWith barcode: String?, of capture: Capture, taken: Set<String>) -> RoutePlan? {
+        guard var input = routed[capture.inputs[0].path] else { return nil }
+        input.barcode = barcode
+        // The name routing kept for the whole input goes to its first document (or another).
+        self.taken.remove(capture.plan.targetPath)
+        self.taken.formUnion(taken)
+        return route(input, path: capture.inputs[0].path)
+    }
+
+    func pinnedTargets(_ capture: Capture) -> [String] { [] }
+    func pin(_ targets: [String], for capture: Capture) throws(Durable.Failure) {}
+    func unpin(_ capture: Capture) {}
+
+    func dispose(_ finished: [(input: CaptureInput, outcome: JobOutcome)], of capture: Capture) -> [JobOutcome] {
+        for (input, outcome) in finished where outcome.result == .duplicate {
+            context.err("pdftrapper ingest: \(input.path): already in \(outcome.target ?? "the target"); not added again")
+        }
+        return finished.map(\.outcome)
+    }
+
+    mutating func refuse(_ inputs: [CaptureInput], of capture: Capture, because error: EngineError) -> [JobOutcome] {
+        context.err("pdftrapper ingest: \(error)")
+        result = error.exitCode
+        return inputs.map { JobOutcome(input: $0.name, result: .quarantined, rule: capture.plan.rule, reason: error.description) }
+    }
+}
+
+/// "T.pdf: appended 2 pages (revision of 1234 bytes)", for each revision as it is committed.
+struct RevisionLine: RevisionSubscriber {
+    let context: CommandContext
+
+    func revisionCommitted(_ event: RevisionCommitted) {
+        let pages = event.pages.count
+        let verb = event.base == 0 ? "created with" : event.position == .front ? "prepended" : "appended"
+        context.out("\(event.target): \(verb) \(pages) page\(pages == 1 ? "" : "s") (revision of \(event.end - event.base) bytes)"
+                    + (event.note.map { "; \($0)" } ?? "")
+                    + (event.ocr.isEmpty ? "" : "; OCR (\(event.ocr.joined(separator: "+"))) queued: the daemon, "
+                       + "or pdftrapper ocr --queued, does it"))
     }
 }

@@ -7,13 +7,15 @@ import TrapperCore
 
 /// One input at a time through the inbox job, on real folders and files: where it ends up, and
 /// that it is always in exactly one place.
-@Suite struct InboxJobTests {
+@Suite struct InboxTests {
     /// A scratch inbox, library, archive and quarantine, with `rules` in the config.
     final class Setup {
         let scratch: Scratch
         let config: Config
         let store: TargetStore
-        var job: InboxJob
+        var job: Inbox
+        /// Set by `take(_:now:)`: the inbox's windows are measured on it.
+        let clock = ScriptedClock()
 
         init(rules: String, duplicates: String = "skip") throws {
             scratch = try Scratch()
@@ -32,7 +34,17 @@ import TrapperCore
             // Confined as the daemon's store is: every write beneath a configured folder.
             store = try TargetStore(state: StateDirectory(path: config.daemon.stateDir), decoder: FlateStreamDecoder(),
                                     folders: try ConfinedFolders.daemon(config)) { _ in "no repair in these tests" }
-            job = InboxJob(config: config, store: store, instance: "test")
+            job = Inbox(config: config, store: store, instance: "test", clock: clock)
+        }
+
+        /// The inbox again, through scripted ports.
+        func rewire(files: (any CaptureFileSystem)? = nil, opener: (any InputOpening)? = nil, followUps: FollowUps? = nil) {
+            job = Inbox(config: config, store: store, instance: "test", files: files, opener: opener, clock: clock,
+                        followUps: followUps)
+        }
+
+        func arrival(_ relativePath: String) -> Inbox.Arrival {
+            Inbox.Arrival(path: config.inbox.path + "/" + relativePath, relativePath: relativePath, isRegularFile: true)
         }
 
         /// Drops an image; `width` makes its content (and digest) differ from other drops.
@@ -45,7 +57,8 @@ import TrapperCore
         }
 
         func take(_ relativePath: String, now: Date = Date()) -> JobOutcome? {
-            job.take(config.inbox.path + "/" + relativePath, relativePath: relativePath, isRegularFile: true, now: now)
+            clock.time = now
+            return job.take(config.inbox.path + "/" + relativePath, relativePath: relativePath, isRegularFile: true)
         }
 
         func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
@@ -99,11 +112,11 @@ import TrapperCore
 
     @Test func inputsArrivingTogetherForOneTargetBecomeOneRevision() throws {
         let setup = try Setup(rules: Self.simple)
-        var arrivals: [InboxJob.Arrival] = []
+        var arrivals: [Inbox.Arrival] = []
         for (index, name) in ["a.jpg", "bad.jpg", "c.jpg", "d.jpg"].enumerated() {
             let path = try setup.drop("receipts/" + name, image: name != "bad.jpg", width: 200 + index)
             if name == "bad.jpg" { try Data("no picture".utf8).write(to: URL(fileURLWithPath: path)) }
-            arrivals.append(InboxJob.Arrival(path: path, relativePath: "receipts/" + name, isRegularFile: true))
+            arrivals.append(Inbox.Arrival(path: path, relativePath: "receipts/" + name, isRegularFile: true))
         }
         let outcomes = setup.job.take(arrivals)
         let ingested = outcomes.filter { $0.result == .ingested }
@@ -220,7 +233,7 @@ import TrapperCore
         try done.write(to: URL(fileURLWithPath: claimed + "/done-again.jpg"))
         try TestImages.make(claimed + "/pending.jpg", mode: "L")
 
-        var restarted = InboxJob(config: setup.config, store: setup.store, instance: "test")
+        var restarted = Inbox(config: setup.config, store: setup.store, instance: "test")
         let outcomes = restarted.recoverClaims().sorted { $0.input < $1.input }
         #expect(outcomes.map(\.result) == [.duplicate, .ingested])
         try PDFReaders.requireAllAgree(setup.config.library.root + "/Receipts.pdf", pages: 2)
@@ -230,13 +243,13 @@ import TrapperCore
 }
 
 /// Findings of a review, each a scenario that once lost or doubled an input.
-@Suite struct InboxJobEdgeTests {
-    typealias Setup = InboxJobTests.Setup
+@Suite struct InboxEdgeTests {
+    typealias Setup = InboxTests.Setup
 
     @Test func twoNewFilesArrivingTogetherGetTwoNames() throws {
         let setup = try Setup(rules: "[[rule]]\nname = \"new\"\ntarget = \"Scan.pdf\"\nmode = \"new\"\n")
         let arrivals = try ["a.jpg", "b.jpg"].enumerated().map { index, name in
-            InboxJob.Arrival(path: try setup.drop(name, width: 150 + index), relativePath: name, isRegularFile: true)
+            Inbox.Arrival(path: try setup.drop(name, width: 150 + index), relativePath: name, isRegularFile: true)
         }
         let outcomes = setup.job.take(arrivals)
         #expect(Set(outcomes.compactMap(\.target)).count == 2, "\(outcomes.map(\.target))")
@@ -245,7 +258,7 @@ import TrapperCore
     }
 
     @Test func aDeletedTargetNoLongerCountsItsInputs() throws {
-        let setup = try Setup(rules: InboxJobTests.simple)
+        let setup = try Setup(rules: InboxTests.simple)
         let first = try setup.drop("gone/a.jpg")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: first))
         #expect(setup.take("gone/a.jpg")?.result == .ingested)
@@ -269,7 +282,7 @@ import TrapperCore
         try FileManager.default.createDirectory(atPath: setup.job.claims + "/.targets", withIntermediateDirectories: true)
         try "\(setup.config.library.root)/Scan.pdf\na.jpg\n".write(toFile: setup.job.claims + "/.targets/x.txt",
                                                                    atomically: true, encoding: .utf8)
-        var restarted = InboxJob(config: setup.config, store: setup.store, instance: "test")
+        var restarted = Inbox(config: setup.config, store: setup.store, instance: "test")
         #expect(restarted.recoverClaims().map(\.result) == [.duplicate])
         #expect(!setup.exists(setup.config.library.root + "/Scan-2.pdf"))
     }

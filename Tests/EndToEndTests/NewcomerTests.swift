@@ -250,7 +250,8 @@ import Testing
         try TestImages.make(scratch.path + "/r.png", width: 100)
         let input = try Binary.run(["explain", "--config", "config.toml", "r.png"], in: scratch.url)
         #expect(input.stdout.contains("steps:    deskew (skew over 0.3°); OCR (eng) after the capture"), "\(input.stdout)")
-        #expect(input.stdout.contains("batch:    joins the batch open for this rule if its last file came within 5m"), "\(input.stdout)")
+        #expect(input.stdout.contains("batch:    opens a batch: files this rule takes within 5m of each other join it"),
+                "\(input.stdout)")
         let scan = try Binary.run(["explain", "--config", "config.toml", "--profile", "adf"], in: scratch.url)
         #expect(scan.status == 0, "\(scan.stderr)")
         #expect(scan.stdout.contains("rule:     none: the profile adf's own target") && scan.stdout.contains("/library/Feeder/"),
@@ -258,6 +259,38 @@ import Testing
         #expect(scan.stdout.contains("scan:     adf, gray, 200 dpi"), "\(scan.stdout)")
         let typo = try Binary.run(["explain", "--config", "config.toml", "--profile", "adff"], in: scratch.url)
         #expect(typo.status == 64 && typo.stderr.contains("did you mean \"adf\"?"), "\(typo.stderr)")
+    }
+
+    /// `explain` says where a file would go while the daemon has a batch open: into the batch's file,
+    /// which is where the daemon then puts it.
+    @Test func explainShowsTheBatchAFileWouldJoin() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "receipts"
+            target = "Receipts-{seq}.pdf"
+            mode = "batch"
+            batch_window = "10m"
+
+            """)
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        try TestImages.make(scratch.path + "/first.png", width: 100)
+        try TestImages.make(scratch.path + "/second.png", width: 120)
+        let before = try Binary.run(["explain", "--config", "config.toml", "first.png"], in: scratch.url)
+        #expect(before.stdout.contains("/library/Receipts-1.pdf (batch: a new file") && before.stdout.contains("opens a batch"),
+                "\(before.stdout)")
+        try FileManager.default.moveItem(atPath: scratch.path + "/first.png", toPath: scratch.path + "/inbox/first.png")
+        #expect(eventually { daemon.log.contains("first.png: 1 page into") }, "log: \(daemon.log)")
+        // Receipts-1.pdf exists now: without the batch, the next file would open Receipts-2.pdf.
+        let joining = try Binary.run(["explain", "--config", "config.toml", "second.png"], in: scratch.url)
+        #expect(joining.stdout.contains("/library/Receipts-1.pdf (batch: join the batch open in it)"), "\(joining.stdout)")
+        #expect(joining.stdout.contains("batch:    joins the batch open for this rule: its last file came"), "\(joining.stdout)")
+        try FileManager.default.moveItem(atPath: scratch.path + "/second.png", toPath: scratch.path + "/inbox/second.png")
+        #expect(eventually { daemon.log.contains("second.png: 1 page into") }, "log: \(daemon.log)")
+        #expect(daemon.stop() == 0)
+        try PDFReaders.requireAllAgree(scratch.path + "/library/Receipts-1.pdf", pages: 2)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/library/Receipts-2.pdf"))
     }
 
     /// A receipt of seven lines turned 2° is straightened; a page with no lines to go by says so.

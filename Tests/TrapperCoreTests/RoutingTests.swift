@@ -130,6 +130,41 @@ import Testing
         #expect(router.plan(for: input("x/IMG.JPG"))?.archivePath == "/arch/a/2026-05-30-IMG.JPG")
         #expect(Rule.defaultArchiveAs.text == "{year}/{month}/{name}")
     }
+
+    /// The plan is complete: an open batch is joined in routing (so `explain` shows it), collation
+    /// and separators are in it, and nobody needs to look at the rule again.
+    @Test func thePlanJoinsAnOpenBatchAndCarriesCollation() throws {
+        var batch = try rule("batch", "Batch-{seq}.pdf", mode: .batch) { $0.folder = "b" }
+        batch.batchWindowSeconds = 60
+        var duplex = try rule("duplex", "Duplex.pdf") { $0.folder = "d" }
+        duplex.collate = .doubleSided
+        duplex.collateWindowSeconds = 600
+        duplex.oneSided = [Glob("*-letter.jpg")]
+        let router = Router(rules: [batch, duplex], libraryRoot: "/lib", archiveRoot: "/arch")
+        let arrived = input("b/x.jpg").date
+        let taken: Set = ["/lib/Batch-1.pdf", "/lib/Batch-2.pdf"]
+
+        let opening = try #require(router.plan(for: input("b/x.jpg")) { taken.contains($0) })
+        #expect(opening.targetPath == "/lib/Batch-3.pdf" && opening.batch == RoutePlan.Batch(window: 60, joins: false))
+        let open = ["batch": OpenBatch(target: "/lib/Batch-1.pdf", last: arrived.addingTimeInterval(-59))]
+        let joining = try #require(router.plan(for: input("b/x.jpg"), batches: open) { taken.contains($0) })
+        #expect(joining.targetPath == "/lib/Batch-1.pdf" && joining.target == "Batch-1.pdf" && joining.batch?.joins == true)
+        let closed = ["batch": OpenBatch(target: "/lib/Batch-1.pdf", last: arrived.addingTimeInterval(-61))]
+        #expect(router.plan(for: input("b/x.jpg"), batches: closed) { taken.contains($0) }?.targetPath == "/lib/Batch-3.pdf")
+        // A batch under another library root (a reload moved it) is not joined.
+        let elsewhere = ["batch": OpenBatch(target: "/old/Batch-1.pdf", last: arrived)]
+        #expect(router.plan(for: input("b/x.jpg"), batches: elsewhere) { taken.contains($0) }?.batch?.joins == false)
+
+        #expect(router.plan(for: input("d/scan.jpg"))?.collateWindow == 600)
+        #expect(router.plan(for: input("d/scan-letter.jpg"))?.collateWindow == nil, "one-sided: in alone")
+        #expect(router.plan(for: input("b/x.jpg"))?.collateWindow == nil)
+    }
+
+    @Test func openBatchesSurviveTheirFile() {
+        let batches = ["r": OpenBatch(target: "/lib/B-1.pdf", last: Date(timeIntervalSince1970: 1_780_142_400))]
+        #expect(OpenBatch.decode(OpenBatch.encode(batches)) == batches)
+        #expect(OpenBatch.decode(Data("not json".utf8)).isEmpty)
+    }
 }
 
 @Suite struct FileKindTests {
@@ -138,6 +173,9 @@ import Testing
         ([0x49, 0x49, 0x2A, 0x00], .tiff), ([0x4D, 0x4D, 0x00, 0x2A], .tiff), (Array("P4\n8 1\n".utf8), .pnm),
         (Array("%PDF-1.7".utf8), .pdf), (Array("junk\n%PDF-1.4".utf8), .pdf), (Array("<html>".utf8), .unknown),
         ([], .unknown), (Array("P9\n".utf8), .unknown),
+        // BigTIFF is TIFF (its reader says why it is refused); a PNM may start with a comment; P7 (PAM) is not read.
+        ([0x49, 0x49, 0x2B, 0x00], .tiff), ([0x4D, 0x4D, 0x00, 0x2B], .tiff), (Array("P5#x\n".utf8), .pnm),
+        (Array("P7\nWIDTH 1\n".utf8), .unknown),
     ] as [([UInt8], FileKind)])
     func sniffsByContent(head: [UInt8], kind: FileKind) {
         #expect(FileKind.sniff(head) == kind)

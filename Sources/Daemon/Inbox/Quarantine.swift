@@ -8,9 +8,9 @@ import TrapperCore
 /// saying what it pointed at.
 public struct Quarantine: Sendable {
     public let folder: String
-    let folders: ConfinedFolders
+    let folders: any CaptureFileSystem
 
-    public init(folder: String, folders: ConfinedFolders) {
+    public init(folder: String, folders: any CaptureFileSystem) {
         self.folder = folder
         self.folders = folders
     }

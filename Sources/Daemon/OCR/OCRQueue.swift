@@ -34,17 +34,6 @@ public struct OCRQueue: Sendable {
         return folder + "/" + name
     }
 
-    /// Queues OCR of the pages a capture just added, when its rule asks for it. A queue that cannot
-    /// be written loses only the text layer, never a page: said on stderr, and the capture stands.
-    public static func enqueue(_ committed: TargetStore.Committed, languages: [String], store: TargetStore) {
-        guard !languages.isEmpty, !committed.pages.isEmpty else { return }
-        do {
-            try OCRQueue(state: store.state).enqueue(target: committed.target, pages: committed.pages, languages: languages)
-        } catch {
-            store.log.append("\(committed.target): OCR could not be queued: \(error)")
-        }
-    }
-
     /// The requests waiting, oldest first.
     public func pending() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])

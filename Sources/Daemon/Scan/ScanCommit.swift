@@ -1,24 +1,27 @@
 import Foundation
-import Hashing
 import PDFAccess
 import TrapperCore
 
-/// Takes finished scan batches from the spool into their targets, each as one revision: the
-/// daemon after a button press, `pdftrapper scan`, and both at start for what an earlier run left.
+/// The scanner as a way in: finished scan batches from the spool go through the capture pipeline
+/// into their targets, each as one revision (or, split at separator sheets, one new file per
+/// document): the daemon after a button press, `pdftrapper scan`, and both at start for what an
+/// earlier run left. A batch goes in whole or not at all.
 public struct ScanCommit {
     public let config: Config
     let store: TargetStore
-    var inputs: InputFiles { InputFiles(config.limits) }
+    let pipeline: CapturePipeline
 
-    public init(config: Config, store: TargetStore) {
+    public init(config: Config, store: TargetStore, followUps: FollowUps? = nil) {
         self.config = config
         self.store = store
+        self.pipeline = CapturePipeline(store: store, opener: InputFiles(config.limits), followUps: followUps)
     }
 
     /// Routes a complete batch (its target is written down first), appends its pages as one
     /// revision and removes it from the spool. An I/O problem leaves it in the spool for a later
     /// try (`retryLater`); anything else sends its pages to quarantine with the reason.
-    public func commit(_ batch: ScanSpool.Batch, now: Date = Date()) -> JobOutcome {
+    public func commit(_ batch: ScanSpool.Batch) -> JobOutcome {
+        let now = pipeline.clock.now()
         let manifest = batch.manifest
         let label = manifest.name
         guard !manifest.pages.isEmpty else {
@@ -39,78 +42,26 @@ public struct ScanCommit {
         }
         let target = batch.manifest.target!
         let rule = batch.manifest.rule
-        if manifest.targetOverride == nil, !ConfinedFolders.isTarget(target, inLibrary: config.library.root) {
-            return quarantine(batch, rule: rule, reason: "target \(target) would be outside the library \(config.library.root)")
-        }
         let note = "\(label): profile \(manifest.profile) on \(manifest.device)" + (manifest.button.map { ", button \($0)" } ?? "")
         if recovering, alreadyIn(target, note: note) {
             try? batch.remove()
             return JobOutcome(input: label, result: .duplicate, rule: rule, target: target, pages: manifest.pages.count, date: now)
         }
-        do {
-            let steps = config.profiles.first { $0.name == manifest.profile }?.steps
-                ?? config.rules.first { $0.name == rule }?.steps ?? PageSteps()
-            let documents = try batch.pagePaths.map { path throws(EngineError) in
-                try inputs.open(path, steps: steps, blankIsEmpty: true)
-            }
-            if steps.separator != nil, manifest.targetOverride == nil {
-                return try commitSplit(batch, documents, rule: rule, note: note, ocr: steps.ocr, recovering: recovering, now: now)
-            }
-            guard documents.contains(where: { $0.pageCount > 0 }) else {
-                return quarantine(batch, rule: rule, reason: "every scanned page is blank (blank = \"drop\")")
-            }
-            CrashPoint.scanSpooled.hit()
-            let committed = try Ingest.run(documents, into: target, at: batch.manifest.prepend ? .front : .end,
-                                           store: store, note: note, date: now)
-            OCRQueue.enqueue(committed, languages: steps.ocr, store: store)
-            CrashPoint.scanCommitted.hit()
-            try? batch.remove()
-            return JobOutcome(input: label, result: .ingested, rule: rule, target: target,
-                              pages: committed.record.pagesAdded, end: committed.end, date: now)
-        } catch let error as EngineError {
-            if case .io = error {
-                return JobOutcome(input: label, result: .retryLater, rule: rule, target: target, reason: error.description, date: now)
-            }
-            return quarantine(batch, rule: rule, reason: error.description)
-        } catch {
-            return quarantine(batch, rule: rule, reason: "\(error)")
-        }
-    }
-
-    /// A batch with separator sheets: each document between them becomes a new file, routed with
-    /// `{barcode}` from the sheet before it. The files are chosen and written into the batch before
-    /// the first document goes in, so that a retry (or recovery) fills the same ones, skipping a
-    /// file that already holds its document's first page.
-    private func commitSplit(_ batch: ScanSpool.Batch, _ pages: [any InputDocument], rule: String?, note: String,
-                             ocr: [String], recovering: Bool, now: Date) throws -> JobOutcome {
-        let label = batch.manifest.name
-        let documents = SegmentInput.split(pages, label: label)
-        guard !documents.isEmpty else {
-            return quarantine(batch, rule: rule, reason: "the batch holds only separator sheets (or blank pages)")
-        }
-        var targets = batch.manifest.targets ?? []
-        for document in documents.dropFirst(targets.count) {
-            let taken = Set(targets)
-            guard let plan = plan(batch.manifest, firstPage: batch.pagePaths[0], barcode: document.barcode, taken: taken,
-                                 newFile: true),
-                  ConfinedFolders.isTarget(plan.targetPath, inLibrary: config.library.root) else {
-                return quarantine(batch, rule: rule, reason: "no target inside the library \(config.library.root) for \(document.name)")
-            }
-            targets.append(plan.targetPath)
-        }
-        try batch.pin(targets: targets)
-        CrashPoint.scanSpooled.hit()
-        for (document, target) in zip(documents, targets) {
-            if recovering, store.ingestedInputs(of: target).contains(SHA256.hex(document.sha256)) { continue }
-            let committed = try Ingest.run([document], into: target, store: store, note: note, date: now)
-            OCRQueue.enqueue(committed, languages: ocr, store: store)
-        }
-        CrashPoint.scanCommitted.hit()
-        try? batch.remove()
-        return JobOutcome(input: label, result: .ingested, rule: rule, target: targets[0],
-                          pages: documents.reduce(0) { $0 + $1.pageCount },
-                          reason: SegmentInput.summary(separators: pages.reduce(0) { $0 + $1.separators.count }, targets: targets),
-                          date: now)
+        // The plan as written into the batch: a recovered batch goes where it was sent before.
+        var plan = RoutePlan(rule: rule ?? "", ruleNumber: 0, target: target, targetPath: target,
+                             mode: batch.manifest.prepend ? .prepend : .append, original: .delete, archivePath: nil)
+        plan.steps = config.profiles.first { $0.name == manifest.profile }?.steps
+            ?? config.rules.first { $0.name == rule }?.steps ?? PageSteps()
+        // `--to` names one file: no splitting.
+        if manifest.targetOverride != nil { plan.steps.separator = nil }
+        var capture = Capture(batch.pagePaths.map { CaptureInput(path: $0, name: label, plan: plan) }, label: label)
+        capture.whole = true
+        capture.blankIsEmpty = true
+        capture.recovering = recovering
+        capture.note = note
+        var wayIn = ScanWayIn(commit: self, batch: batch)
+        return pipeline.commit(capture, from: &wayIn).first
+            ?? JobOutcome(input: label, result: .retryLater, rule: rule, reason: "nothing came of the batch", date: now)
     }
 
     /// What earlier runs left in the spool: finished batches go in (once: a batch whose revision
@@ -129,7 +80,7 @@ public struct ScanCommit {
                 return quarantine(batch, rule: nil, reason: "the scan stopped before the feeder was empty (\(count) page"
                                   + "\(count == 1 ? "" : "s") of profile \(batch.manifest.profile)); not added to any file")
             }
-            return commit(batch, now: now)
+            return commit(batch)
         }
     }
 
@@ -165,7 +116,7 @@ public struct ScanCommit {
         quarantine(batch, rule: nil, reason: reason)
     }
 
-    private func quarantine(_ batch: ScanSpool.Batch, rule: String?, reason: String) -> JobOutcome {
+    func quarantine(_ batch: ScanSpool.Batch, rule: String?, reason: String) -> JobOutcome {
         ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: rule, reason: reason,
                              folders: store.folders)
         return JobOutcome(input: batch.manifest.name, result: .quarantined, rule: rule, reason: reason)
@@ -173,5 +124,48 @@ public struct ScanCommit {
 
     private func quarantineFolder(_ folder: String, name: String, rule: String?, reason: String) {
         ScanSpool.quarantine(folder, name: name, into: config.inbox.quarantine, rule: rule, reason: reason, folders: store.folders)
+    }
+}
+
+/// What the pipeline asks of a scan batch: its targets live in its batch.json, its pages are
+/// removed from the spool once durable, and a refusal sends the whole batch to quarantine.
+struct ScanWayIn: CaptureWayIn {
+    let commit: ScanCommit
+    let batch: ScanSpool.Batch
+
+    func refusal(forTarget target: String) -> String? {
+        batch.manifest.targetOverride != nil || ConfinedFolders.isTarget(target, inLibrary: commit.config.library.root)
+            ? nil : "outside the library \(commit.config.library.root)"
+    }
+
+    func plan(forDocumentWith barcode: String?, of capture: Capture, taken: Set<String>) -> RoutePlan? {
+        commit.plan(batch.manifest, firstPage: batch.pagePaths[0], barcode: barcode, taken: taken, newFile: true)
+    }
+
+    func pinnedTargets(_ capture: Capture) -> [String] { batch.manifest.targets ?? [] }
+
+    func pin(_ targets: [String], for capture: Capture) throws(Durable.Failure) {
+        // One target was written down when the batch was routed; a split's are written now.
+        if capture.plan.separator != nil { try batch.pin(targets: targets) }
+        CrashPoint.scanSpooled.hit()
+    }
+
+    func unpin(_ capture: Capture) {}
+
+    func dispose(_ finished: [(input: CaptureInput, outcome: JobOutcome)], of capture: Capture) -> [JobOutcome] {
+        CrashPoint.scanCommitted.hit()
+        try? batch.remove()
+        // The batch is one line, its pages counted once (a split's outcome counts them already).
+        guard var outcome = finished.first?.outcome else { return [] }
+        outcome.rule = batch.manifest.rule
+        if capture.plan.separator == nil {
+            outcome.pages = finished.reduce(0) { $0 + ($1.outcome.pages ?? 0) }
+            outcome.reason = nil
+        }
+        return [outcome]
+    }
+
+    func refuse(_ inputs: [CaptureInput], of capture: Capture, because error: EngineError) -> [JobOutcome] {
+        [commit.quarantine(batch, rule: batch.manifest.rule, reason: error.description)]
     }
 }

@@ -26,7 +26,35 @@ public struct RouteInput: Sendable {
     }
 }
 
-/// What will happen to one input: `pdftrapper explain` prints it, the daemon carries it out.
+/// A batch a rule has open: the new file its inputs go to, and when the last of them arrived.
+/// The daemon keeps them in its state folder (`batches.json`), where `explain` reads them too.
+public struct OpenBatch: Codable, Sendable, Equatable {
+    public var target: String
+    public var last: Date
+
+    public init(target: String, last: Date) {
+        self.target = target
+        self.last = last
+    }
+
+    /// `batches.json`: rule name → its open batch.
+    public static func decode(_ data: Data) -> [String: OpenBatch] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return (try? decoder.decode([String: OpenBatch].self, from: data)) ?? [:]
+    }
+
+    public static func encode(_ batches: [String: OpenBatch]) -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        // Strings and dates: encoding cannot fail.
+        return (try? encoder.encode(batches)) ?? Data("{}".utf8)
+    }
+}
+
+/// What will happen to one input, all of it decided here: `pdftrapper explain` prints it, and the
+/// capture pipeline carries it out without looking at the rule again.
 public struct RoutePlan: Sendable, Equatable {
     public var rule: String
     /// 1-based position of the rule in the config.
@@ -40,6 +68,20 @@ public struct RoutePlan: Sendable, Equatable {
     public var archivePath: String?
     /// The rule's page steps.
     public var steps = PageSteps()
+    /// `collate = "double-sided"`, for an input that is not one-sided: how long a front pass waits
+    /// for its back pass. Nil: the input goes in alone.
+    public var collateWindow: Double?
+    /// `mode = "batch"`: the window, and whether the input joins a batch already open (then
+    /// `targetPath` is that batch's file) or opens one.
+    public var batch: Batch?
+
+    public struct Batch: Sendable, Equatable {
+        public var window: Double
+        public var joins: Bool
+    }
+
+    /// Splitting at separator sheets, as the page steps say.
+    public var separator: Separator? { steps.separator }
 
     public init(rule: String, ruleNumber: Int, target: String, targetPath: String, mode: IngestMode,
                 original: OriginalDisposition, archivePath: String?) {
@@ -75,16 +117,27 @@ public struct Router: Sendable {
         rules.enumerated().first { Self.matches($0.element.match, input) }.map { ($0.offset, $0.element) }
     }
 
-    public func plan(for input: RouteInput, exists: (String) -> Bool = { _ in false }) -> RoutePlan? {
+    /// `batches`: those open, by rule name; an input within a rule's window of its batch's last
+    /// input joins it.
+    public func plan(for input: RouteInput, batches: [String: OpenBatch] = [:], exists: (String) -> Bool = { _ in false })
+        -> RoutePlan?
+    {
         guard let (index, rule) = firstMatch(for: input) else { return nil }
         let values = TemplateValues(date: input.date, timeZone: timeZone, relativePath: input.relativePath,
                                     rule: rule.name, source: input.source, button: input.button ?? "",
                                     profile: input.profile ?? "", host: host, barcode: input.barcode ?? "")
-        let target = targetName(rule, values, exists: exists)
+        // A batch opened under another library root (the config was reloaded) is not joined.
+        let open = batches[rule.name].flatMap { batch in
+            rule.mode == .batch && input.date.timeIntervalSince(batch.last) <= rule.batchWindowSeconds
+                ? belowLibrary(batch.target) : nil
+        }
+        let target = open ?? targetName(rule, values, exists: exists)
         let archive = rule.original == .archive ? join(archiveRoot, FileName.fittedPath(rule.archiveAs.render(values))) : nil
         var plan = RoutePlan(rule: rule.name, ruleNumber: index + 1, target: target, targetPath: join(libraryRoot, target),
                              mode: rule.mode, original: rule.original, archivePath: archive)
         plan.steps = rule.steps
+        if rule.collate == .doubleSided, !rule.isOneSided(input.relativePath) { plan.collateWindow = rule.collateWindowSeconds }
+        if rule.mode == .batch { plan.batch = RoutePlan.Batch(window: rule.batchWindowSeconds, joins: open != nil) }
         return plan
     }
 
@@ -128,6 +181,11 @@ public struct Router: Sendable {
         if let button = match.button, button != input.button { return false }
         if let profile = match.profile, profile != input.profile { return false }
         return true
+    }
+
+    private func belowLibrary(_ path: String) -> String? {
+        let prefix = join(libraryRoot, "")
+        return path.hasPrefix(prefix) && path.count > prefix.count ? String(path.dropFirst(prefix.count)) : nil
     }
 
     private func join(_ root: String, _ relative: String) -> String {

@@ -1,0 +1,181 @@
+import Daemon
+import Foundation
+import Glibc
+import PDFAccess
+import TestSupport
+import Testing
+import TrapperCore
+
+/// The capture pipeline driven through the inbox with scripted ports: files that vanish, renames
+/// that fail, a clock that jumps, an input that breaks while its pages are written. The folders,
+/// the images and the target are real, and each target is checked by every reader.
+@Suite struct CapturePipelineTests {
+    typealias Setup = InboxTests.Setup
+
+    static let rules = """
+        [[rule]]
+        name = "all"
+        target = "All.pdf"
+        archive_as = "{name}"
+        ocr = ["eng"]
+
+        """
+
+    /// Hears every revision, as webhooks and the workspace will.
+    final class Recorder: RevisionSubscriber, @unchecked Sendable {
+        var events: [RevisionCommitted] = []
+        func revisionCommitted(_ event: RevisionCommitted) { events.append(event) }
+    }
+
+    /// The real opener, but the inputs named in `breaking` fail while their pages are written.
+    struct ScriptedOpener: InputOpening {
+        let real = InputFiles()
+        let breaking: Set<String>
+
+        func open(_ path: String, steps: PageSteps, blankIsEmpty: Bool) throws(EngineError) -> any InputDocument {
+            let document = try real.open(path, steps: steps, blankIsEmpty: blankIsEmpty)
+            return breaking.contains(document.name) ? BreakingDocument(inner: document) : document
+        }
+    }
+
+    struct BreakingDocument: InputDocument {
+        let inner: any InputDocument
+        var name: String { inner.name }
+        var sha256: [UInt8] { inner.sha256 }
+        var pageCount: Int { inner.pageCount }
+        struct Broken: Error, CustomStringConvertible { var description: String { "the decoder gave up half-way" } }
+        func writePage<Sink: PDFObjectSink>(_ index: Int, as reference: PDFReference, into sink: inout Sink) throws -> PDFDictionary {
+            throw Broken()
+        }
+    }
+
+    @Test func aFileThatVanishesBetweenEventAndClaimIsNoJob() throws {
+        let setup = try Setup(rules: Self.rules)
+        let files = ScriptedFiles(try ConfinedFolders.daemon(setup.config))
+        setup.rewire(files: files)
+        let path = try setup.drop("a.jpg")
+        files.vanishing = [path]
+        let outcomes = setup.job.take([setup.arrival("a.jpg")])
+        #expect(outcomes.isEmpty, "\(outcomes)")
+        #expect(!setup.exists(setup.config.library.root + "/All.pdf"))
+        #expect((try FileManager.default.contentsOfDirectory(atPath: setup.config.inbox.quarantine)).isEmpty)
+    }
+
+    @Test func aClaimWhoseRenameFailsWaitsInTheInboxAndIsTakenLater() throws {
+        let setup = try Setup(rules: Self.rules)
+        let files = ScriptedFiles(try ConfinedFolders.daemon(setup.config))
+        setup.rewire(files: files)
+        _ = try setup.drop("a.jpg")
+        files.failingMoves = ["/a.jpg": EIO]
+        let failed = setup.job.take([setup.arrival("a.jpg")])
+        #expect(failed.map(\.result) == [.retryLater] && failed[0].reason?.contains("Input/output error") == true, "\(failed)")
+        #expect(setup.exists(setup.config.inbox.path + "/a.jpg"), "still where it was dropped")
+        #expect(!setup.exists(setup.config.library.root + "/All.pdf"))
+
+        // Another daemon renamed it first: for this one it is gone, not a failure.
+        files.failingMoves = ["/a.jpg": ENOENT]
+        #expect(setup.job.take([setup.arrival("a.jpg")]).map(\.result) == [.takenElsewhere])
+
+        files.failingMoves = [:]
+        #expect(setup.job.take([setup.arrival("a.jpg")]).map(\.result) == [.ingested])
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/All.pdf", pages: 1)
+        #expect(setup.exists(setup.config.inbox.archive + "/a.jpg"))
+    }
+
+    @Test func anArchiveRenameThatFailsSendsTheOriginalToQuarantineNotBackToTheClaims() throws {
+        let setup = try Setup(rules: Self.rules)
+        let files = ScriptedFiles(try ConfinedFolders.daemon(setup.config))
+        setup.rewire(files: files)
+        _ = try setup.drop("a.jpg")
+        // The claim works; the move on to the archive (from the claims) fails.
+        files.failingMoves = ["-claims/test/a.jpg": EIO]
+        let outcomes = setup.job.take([setup.arrival("a.jpg")])
+        #expect(outcomes.map(\.result) == [.ingested] && outcomes[0].reason?.hasPrefix("archiving failed") == true, "\(outcomes)")
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/All.pdf", pages: 1)
+        // Quarantine moves from the claims too, so it failed as well: the claim waits for recovery,
+        // which finds its pages in the target and does not add them again.
+        files.failingMoves = [:]
+        let recovered = setup.job.recoverClaims()
+        #expect(recovered.map(\.result) == [.duplicate], "\(recovered)")
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/All.pdf", pages: 1)
+    }
+
+    @Test func aClockThatJumpsClosesTheBatchAndABackwardJumpKeepsIt() throws {
+        let setup = try Setup(rules: """
+            [[rule]]
+            name = "batch"
+            target = "Batch-{seq}.pdf"
+            mode = "batch"
+            batch_window = "2m"
+
+            """)
+        for (index, name) in ["a.jpg", "b.jpg", "c.jpg", "d.jpg"].enumerated() { _ = try setup.drop(name, width: 120 + index) }
+        #expect(setup.job.take([setup.arrival("a.jpg")]).first?.target?.hasSuffix("/Batch-1.pdf") == true)
+        // The clock is set back an hour (NTP, a dead RTC battery): still the same batch.
+        setup.clock.advance(-3600)
+        #expect(setup.job.take([setup.arrival("b.jpg")]).first?.target?.hasSuffix("/Batch-1.pdf") == true)
+        // And forward past the window: a new batch.
+        setup.clock.advance(3600 + 121)
+        #expect(setup.job.take([setup.arrival("c.jpg")]).first?.target?.hasSuffix("/Batch-2.pdf") == true)
+        // A daemon started again goes on with the batch open in the state folder.
+        setup.rewire()
+        setup.clock.advance(60)
+        #expect(setup.job.take([setup.arrival("d.jpg")]).first?.target?.hasSuffix("/Batch-2.pdf") == true)
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/Batch-1.pdf", pages: 2)
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/Batch-2.pdf", pages: 2)
+    }
+
+    @Test func aFrontPassWhoseClockRunsOutGoesInAlone() throws {
+        let setup = try Setup(rules: """
+            [[rule]]
+            name = "duplex"
+            target = "Duplex.pdf"
+            collate = "double-sided"
+            collate_window = "10m"
+
+            """)
+        _ = try setup.drop("front.jpg")
+        #expect(setup.job.take([setup.arrival("front.jpg")]).map(\.result) == [.held])
+        #expect(setup.job.expireHeld().isEmpty, "the window is still open")
+        setup.clock.advance(601)
+        let expired = setup.job.expireHeld()
+        #expect(expired.map(\.result) == [.ingested] && expired[0].reason?.hasPrefix("no back pass came within 10m") == true,
+                "\(expired)")
+        try PDFReaders.requireAllAgree(setup.config.library.root + "/Duplex.pdf", pages: 1)
+    }
+
+    @Test func anInputThatBreaksWhileWrittenGoesAloneAndTheOthersMakeOneRevision() throws {
+        let setup = try Setup(rules: Self.rules)
+        let recorder = Recorder()
+        setup.rewire(opener: ScriptedOpener(breaking: ["b.jpg"]), followUps: FollowUps([recorder]))
+        for (index, name) in ["a.jpg", "b.jpg", "c.jpg"].enumerated() { _ = try setup.drop(name, width: 140 + index) }
+        let outcomes = setup.job.take(["a.jpg", "b.jpg", "c.jpg"].map(setup.arrival))
+        #expect(outcomes.map(\.result).sorted { $0.rawValue < $1.rawValue } == [.ingested, .ingested, .quarantined], "\(outcomes)")
+        #expect(outcomes.first { $0.result == .quarantined }?.reason == "b.jpg: the decoder gave up half-way")
+        let target = setup.config.library.root + "/All.pdf"
+        try PDFReaders.requireAllAgree(target, pages: 2)
+        #expect(setup.exists(setup.config.inbox.quarantine + "/b.jpg"))
+        // One revision, told once, with what it holds.
+        #expect(recorder.events.count == 1)
+        let event = try #require(recorder.events.first)
+        #expect(event.target == target && event.created && event.pages.count == 2 && event.rule == "all" && event.ocr == ["eng"])
+        #expect(event.inputs.map(\.name) == ["a.jpg", "c.jpg"])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int)
+        #expect(event.end == size && event.base == 0)
+    }
+
+    @Test func theOCRQueueIsASubscriberLikeAnyOther() throws {
+        let setup = try Setup(rules: Self.rules)
+        _ = try setup.drop("a.jpg")
+        #expect(setup.job.take([setup.arrival("a.jpg")]).map(\.result) == [.ingested])
+        let queue = OCRQueue(state: setup.store.state)
+        let request = try #require(queue.pending().first.flatMap(queue.read))
+        #expect(request.target == setup.config.library.root + "/All.pdf" && request.languages == ["eng"] && request.pages.count == 1)
+
+        // Without subscribers, nothing is queued: the pipeline itself knows nothing of OCR.
+        setup.rewire(followUps: FollowUps([]))
+        _ = try setup.drop("b.jpg", width: 333)
+        #expect(setup.job.take([setup.arrival("b.jpg")]).map(\.result) == [.ingested])
+        #expect(queue.pending().count == 1)
+    }
+}
