@@ -1,12 +1,30 @@
 // swift-tools-version:6.0
 // PDFTrapper: a document-capture daemon. No dependencies beyond the toolchain: C libraries come from
 // Debian through the systemLibrary shims below (module.modulemap + shim.h, nothing else).
+import Foundation
 import PackageDescription
 
 /// A C library from Debian, seen through a module map. `pkgConfig` adds the include paths a
-/// library's headers need (poppler-glib needs glib's); the link line lives in the module map.
+/// library's headers need; the link line lives in the module map. The heavy libraries (tesseract,
+/// leptonica, poppler, zbar, qpdf, SANE) are not linked at all but opened on first use, their
+/// shims listing the functions to look up (Sources/CLinux/lazy.h); they take no `pkgConfig`, which
+/// would link them.
 func shim(_ name: String, pkgConfig: String? = nil, apt: String) -> Target {
     .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+/// The include folders of a pkg-config package as -Xcc -I flags, for the targets that import its
+/// shim: poppler-glib's headers include glib's and cairo's, and `pkgConfig:` would link all three.
+func includeFlags(_ package: String) -> [String] {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
+    pkgConfig.arguments = ["--cflags-only-I", package]
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    guard (try? pkgConfig.run()) != nil else { return [] }
+    let flags = output.fileHandleForReading.readDataToEndOfFile()
+    pkgConfig.waitUntilExit()
+    return String(decoding: flags, as: UTF8.self).split(whereSeparator: \.isWhitespace).flatMap { ["-Xcc", String($0)] }
 }
 
 let package = Package(
@@ -21,13 +39,13 @@ let package = Package(
         // Foundation only: TOML, config, rules and templates, the PDF writer, history, journal records.
         .target(name: "TrapperCore"),
 
-        shim("CSane", pkgConfig: "sane-backends", apt: "libsane-dev"),
+        shim("CSane", apt: "libsane-dev"),
         shim("CInotifyTools", apt: "libinotifytools0-dev"),
-        shim("CPoppler", pkgConfig: "poppler-glib", apt: "libpoppler-glib-dev"),
-        shim("CQPDF", pkgConfig: "libqpdf", apt: "libqpdf-dev"),
-        shim("CLeptonica", pkgConfig: "lept", apt: "libleptonica-dev"),
-        shim("CTesseract", pkgConfig: "tesseract", apt: "libtesseract-dev"),
-        shim("CZbar", pkgConfig: "zbar", apt: "libzbar-dev"),
+        shim("CPoppler", apt: "libpoppler-glib-dev"),
+        shim("CQPDF", apt: "libqpdf-dev"),
+        shim("CLeptonica", apt: "libleptonica-dev"),
+        shim("CTesseract", apt: "libtesseract-dev"),
+        shim("CZbar", apt: "libzbar-dev"),
         shim("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
         shim("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         shim("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
@@ -37,7 +55,8 @@ let package = Package(
         // Adapters: each owns its C handles and maps C errors to Swift errors.
         .target(name: "Scanning", dependencies: ["TrapperCore", "CSane"]),
         .target(name: "Watching", dependencies: ["TrapperCore", "CInotifyTools"]),
-        .target(name: "PDFAccess", dependencies: ["TrapperCore", "CQPDF", "CPoppler", "CZlib"]),
+        .target(name: "PDFAccess", dependencies: ["TrapperCore", "CQPDF", "CPoppler", "CZlib"],
+                swiftSettings: [.unsafeFlags(includeFlags("poppler-glib"))]),
         .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract", "CZbar"]),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),

@@ -30,6 +30,8 @@ dpkg -i "$deb"
 files=$(dpkg -L pdftrapper | while read -r path; do [ -f "$path" ] && echo "$path"; done)
 
 pdftrapper --version | grep -q "^pdftrapper $version" || fail "pdftrapper --version: $(pdftrapper --version)"
+# The libraries opened on first use (no NEEDED entry, so only the package's own Depends bring them).
+! pdftrapper --version | grep -q unavailable || fail "a library pdftrapper opens is missing: $(pdftrapper --version)"
 [ "$(command -v pdftrapper)" = /usr/bin/pdftrapper ] || fail "pdftrapper is not /usr/bin/pdftrapper"
 for page in pdftrapper pdftrapper.toml pdftrapper-edit; do
     man -w "$page" >/dev/null || fail "man -w $page"

@@ -35,7 +35,7 @@ public enum ImageFiles {
 
     /// Bitmaps become CCITT G4 (a tenth of Flate's size for text pages); the rest Flate.
     static func pnmPage(_ pnm: PNMFile, limits: ImageLimits, flate: any FlateCoding) throws -> ImagePage {
-        if pnm.isBitmap, let pix = LeptonicaPix.bitmap(width: pnm.width, height: pnm.height, rows: pnm.samples),
+        if pnm.isBitmap, let pix = try LeptonicaPix.bitmap(width: pnm.width, height: pnm.height, rows: pnm.samples),
             let image = pix.g4Image()
         {
             return pnm.imagePage(image, limits: limits)

@@ -6,25 +6,31 @@ import TrapperCore
 /// encodes bilevel images as CCITT G4.
 final class LeptonicaPix {
     private(set) var pix: UnsafeMutablePointer<PIX>?
+    /// Leptonica's functions, which made the image: whoever holds a pix can call them.
+    let lept: trapper_leptonica
 
-    init?(_ pix: UnsafeMutablePointer<PIX>?) {
+    /// `pix` as `lept` returned it (nil when it failed).
+    init?(_ lept: trapper_leptonica, _ pix: UnsafeMutablePointer<PIX>?) {
         guard let pix else { return nil }
         self.pix = pix
+        self.lept = lept
     }
 
-    deinit { pixDestroy(&pix) }
+    deinit { lept.pixDestroy(&pix) }
 
-    var width: Int { Int(pixGetWidth(pix)) }
-    var height: Int { Int(pixGetHeight(pix)) }
-    var depth: Int { Int(pixGetDepth(pix)) }
-    var samplesPerPixel: Int { Int(pixGetSpp(pix)) }
+    var width: Int { Int(lept.pixGetWidth(pix)) }
+    var height: Int { Int(lept.pixGetHeight(pix)) }
+    var depth: Int { Int(lept.pixGetDepth(pix)) }
+    var samplesPerPixel: Int { Int(lept.pixGetSpp(pix)) }
 
-    /// An 8-bit grey or RGB raster as a leptonica image (8 or 32 bits a pixel).
-    convenience init?(raster: Raster) {
-        guard raster.depth == 8, let made = pixCreate(Int32(raster.width), Int32(raster.height), raster.channels == 3 ? 32 : 8),
-              let data = pixGetData(made) else { return nil }
-        self.init(made)
-        let wordsPerLine = Int(pixGetWpl(made))
+    /// An 8-bit grey or RGB raster as a leptonica image (8 or 32 bits a pixel); nil when it is
+    /// neither, or leptonica could not make one.
+    convenience init?(_ lept: trapper_leptonica, raster: Raster) {
+        guard raster.depth == 8,
+              let made = lept.pixCreate(Int32(raster.width), Int32(raster.height), raster.channels == 3 ? 32 : 8),
+              let data = lept.pixGetData(made) else { return nil }
+        self.init(lept, made)
+        let wordsPerLine = Int(lept.pixGetWpl(made))
         raster.samples.withUnsafeBufferPointer { source in
             for y in 0..<raster.height {
                 let row = source.baseAddress! + y * raster.bytesPerLine
@@ -44,32 +50,34 @@ final class LeptonicaPix {
         }
     }
 
-    /// Decodes page `index` of a TIFF held in memory.
-    static func tiffPage(_ bytes: [UInt8], index: Int) -> LeptonicaPix? {
-        bytes.withUnsafeBufferPointer { LeptonicaPix(pixReadMemTiff($0.baseAddress, $0.count, Int32(index))) }
+    /// Decodes page `index` of a TIFF held in memory; nil when leptonica cannot.
+    static func tiffPage(_ bytes: [UInt8], index: Int) throws(SharedLibrary.Failure) -> LeptonicaPix? {
+        let lept = try Leptonica.functions()
+        return bytes.withUnsafeBufferPointer { LeptonicaPix(lept, lept.pixReadMemTiff($0.baseAddress, $0.count, Int32(index))) }
     }
 
     /// A 1-bit image from packed rows (MSB first, 1 = black, leptonica's own sense).
-    static func bitmap(width: Int, height: Int, rows: [UInt8]) -> LeptonicaPix? {
-        guard let pix = LeptonicaPix(pixCreate(Int32(width), Int32(height), 1)) else { return nil }
-        let wordsPerLine = Int(pixGetWpl(pix.pix))
+    static func bitmap(width: Int, height: Int, rows: [UInt8]) throws(SharedLibrary.Failure) -> LeptonicaPix? {
+        let lept = try Leptonica.functions()
+        guard let pix = LeptonicaPix(lept, lept.pixCreate(Int32(width), Int32(height), 1)) else { return nil }
+        let wordsPerLine = Int(lept.pixGetWpl(pix.pix))
         let rowBytes = (width + 7) / 8
-        let data = UnsafeMutableRawPointer(pixGetData(pix.pix)!).assumingMemoryBound(to: UInt8.self)
+        let data = UnsafeMutableRawPointer(lept.pixGetData(pix.pix)!).assumingMemoryBound(to: UInt8.self)
         for row in 0..<height {
             // Bytes in reading order, then swapped to leptonica's native-endian words below.
             rows.withUnsafeBufferPointer { source in
                 (data + row * wordsPerLine * 4).update(from: source.baseAddress! + row * rowBytes, count: rowBytes)
             }
         }
-        pixEndianByteSwap(pix.pix)
+        _ = lept.pixEndianByteSwap(pix.pix)
         return pix
     }
 
     /// Rows of packed samples in PDF's layout, with the color space and bits they need. 32-bit
     /// images come out as RGB, with their alpha as 8-bit samples when they have four.
     func pdfSamples() throws -> (samples: [UInt8], alpha: [UInt8]?, colorSpace: PDFObject, bits: Int, decode: PDFObject?) {
-        let wordsPerLine = Int(pixGetWpl(pix))
-        guard let words = pixGetData(pix) else { throw ImageInputError.decodeFailed(.tiff, "no pixel data") }
+        let wordsPerLine = Int(lept.pixGetWpl(pix))
+        guard let words = lept.pixGetData(pix) else { throw ImageInputError.decodeFailed(.tiff, "no pixel data") }
         let (width, height, depth) = (self.width, self.height, self.depth)
         if depth == 32 {
             var rgb = [UInt8](repeating: 0, count: width * height * 3)
@@ -96,12 +104,12 @@ final class LeptonicaPix {
                 samples[y * rowBytes + byte] = UInt8(truncatingIfNeeded: words[y * wordsPerLine + byte / 4] >> (24 - 8 * UInt32(byte % 4)))
             }
         }
-        if let colormap = pixGetColormap(pix) {
-            let count = Int(pixcmapGetCount(colormap))
+        if let colormap = lept.pixGetColormap(pix) {
+            let count = Int(lept.pixcmapGetCount(colormap))
             var table: [UInt8] = []
             for index in 0..<count {
                 var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0
-                pixcmapGetColor(colormap, Int32(index), &r, &g, &b)
+                _ = lept.pixcmapGetColor(colormap, Int32(index), &r, &g, &b)
                 table += [UInt8(clamping: r), UInt8(clamping: g), UInt8(clamping: b)]
             }
             let space: PDFObject = [.name("Indexed"), .name("DeviceRGB"), .integer(count - 1),
@@ -118,7 +126,7 @@ final class LeptonicaPix {
         guard depth == 1 else { return nil }
         var data: UnsafeMutablePointer<UInt8>? = nil
         var size = 0
-        guard pixWriteMemTiff(&data, &size, pix, Int32(IFF_TIFF_G4)) == 0, let data else { return nil }
+        guard lept.pixWriteMemTiff(&data, &size, pix, Int32(IFF_TIFF_G4)) == 0, let data else { return nil }
         defer { free(data) }
         let tiff = Array(UnsafeBufferPointer(start: data, count: size))
         guard let page = try? TIFFFile(tiff, limits: ImageLimits(maxPixels: .max)).pages.first else { return nil }

@@ -12,6 +12,8 @@ public final class OCREngine: @unchecked Sendable {
         case missingLanguage(String)
         case initialisation(String)
         case recognition
+        /// libtesseract.so.5 (or liblept.so.5) cannot be opened.
+        case library(SharedLibrary.Failure)
 
         public var description: String {
             switch self {
@@ -19,6 +21,7 @@ public final class OCREngine: @unchecked Sendable {
                 "OCR: tesseract has no data for language \"\(language)\" (apt-get install tesseract-ocr-\(language))"
             case .initialisation(let languages): "OCR: tesseract could not start for \(languages)"
             case .recognition: "OCR: tesseract could not read the page"
+            case .library(let failure): "\(failure)"
             }
         }
     }
@@ -31,6 +34,8 @@ public final class OCREngine: @unchecked Sendable {
     }
 
     private let handle: OpaquePointer
+    private let tess: trapper_tesseract
+    private let lept: trapper_leptonica
     public let languages: [String]
 
     /// Where Debian's tesseract keeps its trained data.
@@ -44,45 +49,51 @@ public final class OCREngine: @unchecked Sendable {
 
     public init(languages: [String]) throws(Failure) {
         if let missing = languages.first(where: { !Self.isInstalled($0) }) { throw .missingLanguage(missing) }
-        guard let handle = TessBaseAPICreate() else { throw .initialisation(languages.joined(separator: "+")) }
+        do throws(SharedLibrary.Failure) {
+            tess = try Tesseract.functions()
+            lept = try Leptonica.functions()
+        } catch {
+            throw .library(error)
+        }
+        guard let handle = tess.TessBaseAPICreate() else { throw .initialisation(languages.joined(separator: "+")) }
         self.handle = handle
         self.languages = languages
-        guard TessBaseAPIInit3(handle, nil, languages.joined(separator: "+")) == 0 else {
-            TessBaseAPIDelete(handle)
+        guard tess.TessBaseAPIInit3(handle, nil, languages.joined(separator: "+")) == 0 else {
+            tess.TessBaseAPIDelete(handle)
             throw .initialisation(languages.joined(separator: "+"))
         }
         // No debug files or console chatter from tesseract.
-        _ = TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
+        _ = tess.TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
     }
 
     deinit {
-        TessBaseAPIEnd(handle)
-        TessBaseAPIDelete(handle)
+        tess.TessBaseAPIEnd(handle)
+        tess.TessBaseAPIDelete(handle)
     }
 
     /// The words on an 8-bit grey (or RGB) raster scanned or rendered at `dpi`, in reading order.
     public func words(_ raster: Raster, dpi: Int) throws(Failure) -> [Word] {
-        guard let pix = LeptonicaPix(raster: raster) else { throw .recognition }
-        pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
-        TessBaseAPISetImage2(handle, pix.pix)
-        TessBaseAPISetSourceResolution(handle, Int32(dpi))
-        guard TessBaseAPIRecognize(handle, nil) == 0, let iterator = TessBaseAPIGetIterator(handle) else {
+        guard let pix = LeptonicaPix(lept, raster: raster) else { throw .recognition }
+        _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+        tess.TessBaseAPISetImage2(handle, pix.pix)
+        tess.TessBaseAPISetSourceResolution(handle, Int32(dpi))
+        guard tess.TessBaseAPIRecognize(handle, nil) == 0, let iterator = tess.TessBaseAPIGetIterator(handle) else {
             throw .recognition
         }
-        defer { TessResultIteratorDelete(iterator) }
+        defer { tess.TessResultIteratorDelete(iterator) }
         var words: [Word] = []
         repeat {
-            guard let text = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
-            defer { TessDeleteText(text) }
+            guard let text = tess.TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
+            defer { tess.TessDeleteText(text) }
             let word = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
             var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
             guard !word.isEmpty,
-                  TessPageIteratorBoundingBox(TessResultIteratorGetPageIteratorConst(iterator), RIL_WORD, &left, &top, &right, &bottom) != 0
+                  tess.TessPageIteratorBoundingBox(tess.TessResultIteratorGetPageIteratorConst(iterator), RIL_WORD, &left, &top, &right, &bottom) != 0
             else { continue }
             words.append(Word(text: word, left: Int(left), top: Int(top), right: Int(right), bottom: Int(bottom),
-                              confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD))))
-        } while TessResultIteratorNext(iterator, RIL_WORD) != 0
-        TessBaseAPIClear(handle)
+                              confidence: Double(tess.TessResultIteratorConfidence(iterator, RIL_WORD))))
+        } while tess.TessResultIteratorNext(iterator, RIL_WORD) != 0
+        tess.TessBaseAPIClear(handle)
         return words
     }
 }

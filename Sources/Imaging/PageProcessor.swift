@@ -24,19 +24,20 @@ public enum PageProcessor {
                                flate: any FlateCoding) throws -> Result {
         var result = Result(page: page, rotate: 0, blank: false, notes: [])
         guard !steps.isEmpty else { return result }
+        let lept = try Leptonica.functions()
         // Leptonica's own notes ("not enough confidence to get orientation") are not the daemon's log.
-        _ = setMsgSeverity(Int32(L_SEVERITY_ERROR))
+        _ = lept.setMsgSeverity(Int32(L_SEVERITY_ERROR))
         let format = FileKind.sniff(bytes).imageFormat
-        guard var pix = decode(bytes, index: index, format: format) else {
+        guard var pix = try decode(bytes, index: index, format: format) else {
             throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not decode the page for its page steps")
         }
         pix = try oriented(pix, page.orientation)
         let dpi = max(1, Int((Double(pix.width) / page.widthPoints * 72).rounded()))
-        pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+        _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
         var ink = try inkImage(pix, dpi: dpi)
 
         if let separator = steps.separator,
-           let sheet = SeparatorReader.sheet(pix, dpi: dpi, ink: ink, separator: separator, blankThreshold: steps.blankThreshold) {
+           let sheet = try SeparatorReader.sheet(pix, dpi: dpi, ink: ink, separator: separator, blankThreshold: steps.blankThreshold) {
             result.separator = sheet
             return result
         }
@@ -56,11 +57,11 @@ public enum PageProcessor {
                 result.notes.append(String(format: "deskew: no reliable angle (confidence %.1f, under %.0f)",
                                            Double(confidence), Double(Self.skewConfidence)))
             } else if abs(Double(angle)) > threshold {
-                guard let turned = LeptonicaPix(pixRotate(pix.pix, angle * .pi / 180, Int32(L_ROTATE_AREA_MAP),
+                guard let turned = LeptonicaPix(lept, lept.pixRotate(pix.pix, angle * .pi / 180, Int32(L_ROTATE_AREA_MAP),
                                                           Int32(L_BRING_IN_WHITE), 0, 0)) else {
                     throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not rotate the page")
                 }
-                pixSetResolution(turned.pix, Int32(dpi), Int32(dpi))
+                _ = lept.pixSetResolution(turned.pix, Int32(dpi), Int32(dpi))
                 pix = turned
                 ink = try inkImage(pix, dpi: dpi)
                 changed = true
@@ -70,7 +71,7 @@ public enum PageProcessor {
         if steps.orient {
             var up: Float = 0, left: Float = 0
             var orientation: Int32 = 0
-            if pixOrientDetect(ink.pix, &up, &left, 0, 0) == 0, makeOrientDecision(up, left, 0, 0, &orientation, 0) == 0 {
+            if lept.pixOrientDetect(ink.pix, &up, &left, 0, 0) == 0, lept.makeOrientDecision(up, left, 0, 0, &orientation, 0) == 0 {
                 let turns: [Int32: Int] = [Int32(L_TEXT_ORIENT_LEFT): 90, Int32(L_TEXT_ORIENT_DOWN): 180,
                                            Int32(L_TEXT_ORIENT_RIGHT): 270]
                 if let rotate = turns[orientation] {
@@ -85,7 +86,7 @@ public enum PageProcessor {
             result.notes.append("stored as bilevel CCITT G4")
         } else if changed {
             // A JPEG stays a JPEG (one more lossy encoding, said in the log); anything lossless stays lossless.
-            let jpeg = format == .jpeg && (pix.depth == 8 || pix.depth == 32) && pixGetColormap(pix.pix) == nil
+            let jpeg = format == .jpeg && (pix.depth == 8 || pix.depth == 32) && lept.pixGetColormap(pix.pix) == nil
             result.page = try encode(pix, dpi: dpi, jpegQuality: jpeg ? steps.jpegQuality : nil, flate: flate)
             result.notes.append(pix.depth == 1 ? "encoded again as CCITT G4"
                                 : jpeg ? "encoded again as JPEG (quality \(steps.jpegQuality))" : "encoded again losslessly (PNG)")
@@ -94,13 +95,15 @@ public enum PageProcessor {
     }
 
     /// The clockwise turn (0, 90, 180, 270) that stands the text of a grey raster upright; 0 when
-    /// leptonica is not sure (too little text).
+    /// leptonica is not sure (too little text). Called with an OCR engine running, so leptonica is
+    /// there (tesseract links it).
     public static func uprightTurn(_ raster: Raster, dpi: Int) -> Int {
-        _ = setMsgSeverity(Int32(L_SEVERITY_ERROR))
-        guard let pix = LeptonicaPix(raster: raster), let ink = try? inkImage(pix, dpi: dpi) else { return 0 }
+        guard let lept = try? Leptonica.functions() else { return 0 }
+        _ = lept.setMsgSeverity(Int32(L_SEVERITY_ERROR))
+        guard let pix = LeptonicaPix(lept, raster: raster), let ink = try? inkImage(pix, dpi: dpi) else { return 0 }
         var up: Float = 0, left: Float = 0
         var orientation: Int32 = 0
-        guard pixOrientDetect(ink.pix, &up, &left, 0, 0) == 0, makeOrientDecision(up, left, 0, 0, &orientation, 0) == 0 else {
+        guard lept.pixOrientDetect(ink.pix, &up, &left, 0, 0) == 0, lept.makeOrientDecision(up, left, 0, 0, &orientation, 0) == 0 else {
             return 0
         }
         return [Int32(L_TEXT_ORIENT_LEFT): 90, Int32(L_TEXT_ORIENT_DOWN): 180, Int32(L_TEXT_ORIENT_RIGHT): 270][orientation] ?? 0
@@ -131,13 +134,15 @@ public enum PageProcessor {
 
     // MARK: Pixels
 
-    static func decode(_ bytes: [UInt8], index: Int, format: ImageFormat?) -> LeptonicaPix? {
-        if format == .tiff { return LeptonicaPix.tiffPage(bytes, index: index) }
-        return bytes.withUnsafeBufferPointer { LeptonicaPix(pixReadMem($0.baseAddress, $0.count)) }
+    static func decode(_ bytes: [UInt8], index: Int, format: ImageFormat?) throws -> LeptonicaPix? {
+        if format == .tiff { return try LeptonicaPix.tiffPage(bytes, index: index) }
+        let lept = try Leptonica.functions()
+        return bytes.withUnsafeBufferPointer { LeptonicaPix(lept, lept.pixReadMem($0.baseAddress, $0.count)) }
     }
 
     /// The pixels as the page shows them (EXIF orientation applied).
     static func oriented(_ pix: LeptonicaPix, _ orientation: ImageOrientation) throws -> LeptonicaPix {
+        let lept = pix.lept
         let quarterTurns: Int32
         switch orientation {
         case .up, .mirrored: quarterTurns = 0
@@ -146,9 +151,9 @@ public enum PageProcessor {
         case .left, .rightMirrored: quarterTurns = 3
         }
         var result = pix
-        if quarterTurns != 0, let turned = LeptonicaPix(pixRotateOrth(pix.pix, quarterTurns)) { result = turned }
+        if quarterTurns != 0, let turned = LeptonicaPix(lept, lept.pixRotateOrth(pix.pix, quarterTurns)) { result = turned }
         if [.mirrored, .downMirrored, .leftMirrored, .rightMirrored].contains(orientation),
-           let flipped = LeptonicaPix(pixFlipLR(nil, result.pix)) {
+           let flipped = LeptonicaPix(lept, lept.pixFlipLR(nil, result.pix)) {
             result = flipped
         }
         return result
@@ -164,63 +169,67 @@ public enum PageProcessor {
     /// ink image with leptonica's default 4x reduced sweep blurs small text so much that a receipt of
     /// seven lines skewed by 2° scores a confidence of 2.7, and was left crooked without a word.
     static func skew(_ pix: LeptonicaPix, dpi: Int) throws -> (angle: Float, confidence: Float) {
-        guard var gray = LeptonicaPix(pixConvertTo8(pix.pix, 0)) else {
+        let lept = pix.lept
+        guard var gray = LeptonicaPix(lept, lept.pixConvertTo8(pix.pix, 0)) else {
             throw ImageInputError.decodeFailed(.jpeg, "leptonica could not make a grey copy")
         }
-        if dpi > 300, let smaller = LeptonicaPix(pixScale(gray.pix, Float(300) / Float(dpi), Float(300) / Float(dpi))) {
+        if dpi > 300, let smaller = LeptonicaPix(lept, lept.pixScale(gray.pix, Float(300) / Float(dpi), Float(300) / Float(dpi))) {
             gray = smaller
         }
-        guard let binary = LeptonicaPix(pixThresholdToBinary(gray.pix, 128)) else {
+        guard let binary = LeptonicaPix(lept, lept.pixThresholdToBinary(gray.pix, 128)) else {
             throw ImageInputError.decodeFailed(.jpeg, "leptonica could not threshold the page")
         }
         var angle: Float = 0, confidence: Float = 0
         // Sweep ±7° in 1° steps at 2x reduction, then halve down to 0.01° at full resolution.
-        guard pixFindSkewSweepAndSearch(binary.pix, &angle, &confidence, 2, 1, 7, 1, 0.01) == 0 else { return (0, 0) }
+        guard lept.pixFindSkewSweepAndSearch(binary.pix, &angle, &confidence, 2, 1, 7, 1, 0.01) == 0 else { return (0, 0) }
         return (angle, confidence)
     }
 
     static func inkImage(_ pix: LeptonicaPix, dpi: Int) throws -> LeptonicaPix {
-        guard var gray = LeptonicaPix(pixConvertTo8(pix.pix, 0)) else {
+        let lept = pix.lept
+        guard var gray = LeptonicaPix(lept, lept.pixConvertTo8(pix.pix, 0)) else {
             throw ImageInputError.decodeFailed(.jpeg, "leptonica could not make a grey copy")
         }
-        if dpi > 170, let smaller = LeptonicaPix(pixScale(gray.pix, Float(150) / Float(dpi), Float(150) / Float(dpi))) {
+        if dpi > 170, let smaller = LeptonicaPix(lept, lept.pixScale(gray.pix, Float(150) / Float(dpi), Float(150) / Float(dpi))) {
             gray = smaller
         }
-        guard let binary = LeptonicaPix(pixThresholdToBinary(gray.pix, 128)),
-              let clean = LeptonicaPix(pixSelectBySize(binary.pix, 3, 3, 8, Int32(L_SELECT_IF_BOTH),
+        guard let binary = LeptonicaPix(lept, lept.pixThresholdToBinary(gray.pix, 128)),
+              let clean = LeptonicaPix(lept, lept.pixSelectBySize(binary.pix, 3, 3, 8, Int32(L_SELECT_IF_BOTH),
                                                        Int32(L_SELECT_IF_GTE), nil)) else {
             throw ImageInputError.decodeFailed(.jpeg, "leptonica could not threshold the page")
         }
-        pixSetResolution(clean.pix, 150, 150)
+        _ = lept.pixSetResolution(clean.pix, 150, 150)
         return clean
     }
 
     /// The fraction of the page inside a 4% margin (where scanner lids and edges cast shadows) that is ink.
     static func inkFraction(_ ink: LeptonicaPix) -> Double {
+        let lept = ink.lept
         let (width, height) = (ink.width, ink.height)
         let (mx, my) = (width / 25, height / 25)
-        guard width - 2 * mx > 0, height - 2 * my > 0, let box = boxCreate(Int32(mx), Int32(my), Int32(width - 2 * mx), Int32(height - 2 * my))
+        guard width - 2 * mx > 0, height - 2 * my > 0, let box = lept.boxCreate(Int32(mx), Int32(my), Int32(width - 2 * mx), Int32(height - 2 * my))
         else { return 0 }
         var boxPointer: UnsafeMutablePointer<BOX>? = box
-        defer { boxDestroy(&boxPointer) }
-        guard let inner = LeptonicaPix(pixClipRectangle(ink.pix, box, nil)) else { return 0 }
+        defer { lept.boxDestroy(&boxPointer) }
+        guard let inner = LeptonicaPix(lept, lept.pixClipRectangle(ink.pix, box, nil)) else { return 0 }
         var count: Int32 = 0
-        pixCountPixels(inner.pix, &count, nil)
+        _ = lept.pixCountPixels(inner.pix, &count, nil)
         return Double(count) / Double(inner.width * inner.height)
     }
 
     /// Text on white: hardly any colour, and hardly any pixel between paper and ink.
     static func isTextOnWhite(_ pix: LeptonicaPix) -> Bool {
+        let lept = pix.lept
         if pix.depth == 1 { return true }
         if pix.depth == 32 {
             var pixelFraction: Float = 0, colorFraction: Float = 0
-            if pixColorFraction(pix.pix, 20, 235, 40, 4, &pixelFraction, &colorFraction) == 0, colorFraction > 0.02 { return false }
+            if lept.pixColorFraction(pix.pix, 20, 235, 40, 4, &pixelFraction, &colorFraction) == 0, colorFraction > 0.02 { return false }
         }
-        guard let gray = LeptonicaPix(pixConvertTo8(pix.pix, 0)) else { return false }
+        guard let gray = LeptonicaPix(lept, lept.pixConvertTo8(pix.pix, 0)) else { return false }
         var histogram = [Int](repeating: 0, count: 256)
         let (width, height) = (gray.width, gray.height)
-        let words = Int(pixGetWpl(gray.pix))
-        guard let data = pixGetData(gray.pix) else { return false }
+        let words = Int(lept.pixGetWpl(gray.pix))
+        guard let data = lept.pixGetData(gray.pix) else { return false }
         for y in stride(from: 0, to: height, by: 4) {
             for x in stride(from: 0, to: width, by: 4) {
                 let word = data[y * words + x / 4]
@@ -235,24 +244,26 @@ public enum PageProcessor {
     // MARK: Encoding
 
     static func encode(bilevel pix: LeptonicaPix, dpi: Int, flate: any FlateCoding) throws -> ImagePage {
+        let lept = pix.lept
         var binary = pix
         if pix.depth != 1 {
-            guard let gray = LeptonicaPix(pixConvertTo8(pix.pix, 0)), let made = LeptonicaPix(pixThresholdToBinary(gray.pix, 140)) else {
+            guard let gray = LeptonicaPix(lept, lept.pixConvertTo8(pix.pix, 0)), let made = LeptonicaPix(lept, lept.pixThresholdToBinary(gray.pix, 140)) else {
                 throw ImageInputError.decodeFailed(.tiff, "leptonica could not threshold the page to 1 bit")
             }
             binary = made
         }
-        pixSetResolution(binary.pix, Int32(dpi), Int32(dpi))
-        return try page(written(binary) { pixWriteMemTiff($0, $1, $2, Int32(IFF_TIFF_G4)) }, flate: flate)
+        _ = lept.pixSetResolution(binary.pix, Int32(dpi), Int32(dpi))
+        return try page(written(binary) { lept.pixWriteMemTiff($0, $1, $2, Int32(IFF_TIFF_G4)) }, flate: flate)
     }
 
     /// As JPEG at `jpegQuality`, or losslessly (G4 for 1 bit, PNG otherwise, 16-bit samples kept) when nil.
     static func encode(_ pix: LeptonicaPix, dpi: Int, jpegQuality: Int?, flate: any FlateCoding) throws -> ImagePage {
+        let lept = pix.lept
         if pix.depth == 1 { return try encode(bilevel: pix, dpi: dpi, flate: flate) }
         if let jpegQuality {
-            return try page(written(pix) { pixWriteMemJpeg($0, $1, $2, Int32(jpegQuality), 0) }, flate: flate)
+            return try page(written(pix) { lept.pixWriteMemJpeg($0, $1, $2, Int32(jpegQuality), 0) }, flate: flate)
         }
-        return try page(written(pix) { pixWriteMemPng($0, $1, $2, 0) }, flate: flate)
+        return try page(written(pix) { lept.pixWriteMemPng($0, $1, $2, 0) }, flate: flate)
     }
 
     private static func written(_ pix: LeptonicaPix,
@@ -263,7 +274,7 @@ public enum PageProcessor {
         guard write(&data, &size, pix.pix) == 0, let data else {
             throw ImageInputError.decodeFailed(.jpeg, "leptonica could not encode the processed page")
         }
-        defer { lept_free(data) }
+        defer { pix.lept.lept_free(data) }
         return Array(UnsafeBufferPointer(start: data, count: size))
     }
 

@@ -47,11 +47,12 @@ public enum ScanEncoding {
     }
 
     static func jpeg(_ raster: Raster, dpi: Int, quality: Int) throws -> [UInt8] {
-        guard let pix = LeptonicaPix(raster: raster) else { throw Failure.encoder("pixCreate") }
-        pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+        let lept = try Leptonica.functions()
+        guard let pix = LeptonicaPix(lept, raster: raster) else { throw Failure.encoder("pixCreate") }
+        _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size = 0
-        guard pixWriteMemJpeg(&out, &size, pix.pix, Int32(quality), 0) == 0, let out else {
+        guard lept.pixWriteMemJpeg(&out, &size, pix.pix, Int32(quality), 0) == 0, let out else {
             throw Failure.encoder("JPEG encoding")
         }
         defer { free(out) }
@@ -64,13 +65,14 @@ public enum ScanEncoding {
         for y in 0..<raster.height {
             rows[y * rowBytes..<(y + 1) * rowBytes] = raster.samples[y * raster.bytesPerLine..<y * raster.bytesPerLine + rowBytes]
         }
-        guard let pix = LeptonicaPix.bitmap(width: raster.width, height: raster.height, rows: rows) else {
+        guard let pix = try LeptonicaPix.bitmap(width: raster.width, height: raster.height, rows: rows) else {
             throw Failure.encoder("pixCreate")
         }
-        pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+        let lept = pix.lept
+        _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size = 0
-        guard pixWriteMemTiff(&out, &size, pix.pix, Int32(IFF_TIFF_G4)) == 0, let out else {
+        guard lept.pixWriteMemTiff(&out, &size, pix.pix, Int32(IFF_TIFF_G4)) == 0, let out else {
             throw Failure.encoder("G4 TIFF encoding")
         }
         defer { free(out) }

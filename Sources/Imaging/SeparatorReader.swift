@@ -14,23 +14,26 @@ public struct SeparatorSheet: Sendable, Equatable {
 /// Tells separator sheets from pages: a blank page, Kodak's patch T, or a QR code or Code 128 with
 /// the rule's prefix (read by zbar). Looks at the page as it is shown (EXIF orientation applied).
 public enum SeparatorReader {
-    /// A page rendered from a PDF input (8-bit grey or RGB) at `dpi`.
+    /// A page rendered from a PDF input (8-bit grey or RGB) at `dpi`. Nil, too, when leptonica
+    /// (or for barcodes zbar) cannot be opened: the page is then kept as a page.
     public static func sheet(in raster: Raster, dpi: Int, separator: Separator, blankThreshold: Double) -> SeparatorSheet? {
-        _ = setMsgSeverity(Int32(L_SEVERITY_ERROR))
-        guard let pix = LeptonicaPix(raster: raster), let ink = try? PageProcessor.inkImage(pix, dpi: dpi) else { return nil }
-        return sheet(pix, dpi: dpi, ink: ink, separator: separator, blankThreshold: blankThreshold)
+        guard let lept = try? Leptonica.functions() else { return nil }
+        _ = lept.setMsgSeverity(Int32(L_SEVERITY_ERROR))
+        guard let pix = LeptonicaPix(lept, raster: raster), let ink = try? PageProcessor.inkImage(pix, dpi: dpi) else { return nil }
+        return try? sheet(pix, dpi: dpi, ink: ink, separator: separator, blankThreshold: blankThreshold)
     }
 
-    /// `ink` is the page's 150 ppi ink image (`PageProcessor.inkImage`).
+    /// `ink` is the page's 150 ppi ink image (`PageProcessor.inkImage`). Throws when a barcode
+    /// separator needs zbar and it cannot be opened.
     static func sheet(_ pix: LeptonicaPix, dpi: Int, ink: LeptonicaPix, separator: Separator,
-                      blankThreshold: Double) -> SeparatorSheet? {
+                      blankThreshold: Double) throws(SharedLibrary.Failure) -> SeparatorSheet? {
         switch separator.kind {
         case .blank:
             return PageProcessor.inkFraction(ink) < blankThreshold ? SeparatorSheet() : nil
         case .patchT:
             return hasPatchT(ink) ? SeparatorSheet() : nil
         case .barcode:
-            let values = barcodes(pix, dpi: dpi)
+            let values = try barcodes(pix, dpi: dpi)
             guard let value = values.first(where: { $0.hasPrefix(separator.prefix) }) else { return nil }
             return SeparatorSheet(barcode: String(value.dropFirst(separator.prefix.count)))
         }
@@ -98,8 +101,8 @@ public enum SeparatorReader {
         init(_ pix: LeptonicaPix) {
             width = pix.width
             height = pix.height
-            wordsPerLine = Int(pixGetWpl(pix.pix))
-            words = Array(UnsafeBufferPointer(start: pixGetData(pix.pix), count: wordsPerLine * height))
+            wordsPerLine = Int(pix.lept.pixGetWpl(pix.pix))
+            words = Array(UnsafeBufferPointer(start: pix.lept.pixGetData(pix.pix), count: wordsPerLine * height))
         }
 
         func isInk(_ x: Int, _ y: Int) -> Bool {
@@ -132,14 +135,16 @@ public enum SeparatorReader {
 
     /// The values of the QR codes and Code 128 barcodes on the page, as zbar reads them in an 8-bit
     /// grey copy of at most 300 ppi.
-    static func barcodes(_ pix: LeptonicaPix, dpi: Int) -> [String] {
-        guard var gray = LeptonicaPix(pixConvertTo8(pix.pix, 0)) else { return [] }
-        if dpi > 300, let smaller = LeptonicaPix(pixScale(gray.pix, Float(300) / Float(dpi), Float(300) / Float(dpi))) {
+    static func barcodes(_ pix: LeptonicaPix, dpi: Int) throws(SharedLibrary.Failure) -> [String] {
+        let zbar = try ZBar.functions()
+        let lept = pix.lept
+        guard var gray = LeptonicaPix(lept, lept.pixConvertTo8(pix.pix, 0)) else { return [] }
+        if dpi > 300, let smaller = LeptonicaPix(lept, lept.pixScale(gray.pix, Float(300) / Float(dpi), Float(300) / Float(dpi))) {
             gray = smaller
         }
         let (width, height) = (gray.width, gray.height)
-        let wordsPerLine = Int(pixGetWpl(gray.pix))
-        guard width > 0, height > 0, let data = pixGetData(gray.pix) else { return [] }
+        let wordsPerLine = Int(lept.pixGetWpl(gray.pix))
+        guard width > 0, height > 0, let data = lept.pixGetData(gray.pix) else { return [] }
         // zbar wants packed rows of bytes; leptonica keeps 8-bit pixels four to a native-endian word.
         var samples = [UInt8](repeating: 0, count: width * height)
         for y in 0..<height {
@@ -148,28 +153,28 @@ public enum SeparatorReader {
                 samples[y * width + x] = UInt8(truncatingIfNeeded: row[x >> 2] >> (24 - 8 * UInt32(x & 3)))
             }
         }
-        guard let scanner = zbar_image_scanner_create() else { return [] }
-        defer { zbar_image_scanner_destroy(scanner) }
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
-        zbar_image_scanner_set_config(scanner, ZBAR_CODE128, ZBAR_CFG_ENABLE, 1)
-        guard let image = zbar_image_create() else { return [] }
-        defer { zbar_image_destroy(image) }
+        guard let scanner = zbar.zbar_image_scanner_create() else { return [] }
+        defer { zbar.zbar_image_scanner_destroy(scanner) }
+        _ = zbar.zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        _ = zbar.zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
+        _ = zbar.zbar_image_scanner_set_config(scanner, ZBAR_CODE128, ZBAR_CFG_ENABLE, 1)
+        guard let image = zbar.zbar_image_create() else { return [] }
+        defer { zbar.zbar_image_destroy(image) }
         // "Y800": 8-bit grey, as zbar's fourcc.
-        zbar_image_set_format(image, UInt(0x3030_3859))
-        zbar_image_set_size(image, UInt32(width), UInt32(height))
+        zbar.zbar_image_set_format(image, UInt(0x3030_3859))
+        zbar.zbar_image_set_size(image, UInt32(width), UInt32(height))
         return samples.withUnsafeBytes { buffer -> [String] in
-            zbar_image_set_data(image, buffer.baseAddress, UInt(buffer.count), nil)
-            defer { zbar_image_set_data(image, nil, 0, nil) }
-            guard zbar_scan_image(scanner, image) > 0 else { return [] }
+            zbar.zbar_image_set_data(image, buffer.baseAddress, UInt(buffer.count), nil)
+            defer { zbar.zbar_image_set_data(image, nil, 0, nil) }
+            guard zbar.zbar_scan_image(scanner, image) > 0 else { return [] }
             var values: [String] = []
-            var symbol = zbar_image_first_symbol(image)
+            var symbol = zbar.zbar_image_first_symbol(image)
             while let current = symbol {
-                if let text = zbar_symbol_get_data(current) {
-                    let length = Int(zbar_symbol_get_data_length(current))
+                if let text = zbar.zbar_symbol_get_data(current) {
+                    let length = Int(zbar.zbar_symbol_get_data_length(current))
                     values.append(String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self))
                 }
-                symbol = zbar_symbol_next(current)
+                symbol = zbar.zbar_symbol_next(current)
             }
             return values
         }

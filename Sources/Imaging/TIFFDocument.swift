@@ -24,7 +24,7 @@ public struct TIFFDocument: ImageDocument {
         if let image = TIFFFile.ccittImage(page, in: bytes) {
             return TIFFFile.imagePage(image, for: page, limits: limits)
         }
-        guard let pix = LeptonicaPix.tiffPage(bytes, index: page.directoryIndex) else {
+        guard let pix = try LeptonicaPix.tiffPage(bytes, index: page.directoryIndex) else {
             throw ImageInputError.decodeFailed(.tiff, "page \(index + 1) (compression \(page.compression)) could not be decoded")
         }
         // Leptonica turns the page by its Orientation tag while decoding, so what comes out is upright.

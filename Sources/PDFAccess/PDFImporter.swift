@@ -77,34 +77,35 @@ public final class PDFImporter {
     public init(path: String, keepActiveContent: Bool = false) throws(PDFImportError) {
         self.path = path
         self.keepsActiveContent = keepActiveContent
-        qpdf = QPDFHandle()
         do {
+            qpdf = try QPDFHandle()
             try qpdf.read(path, password: nil)
-            try qpdf.check(qpdf_push_inherited_attributes_to_page(qpdf.data))
+            try qpdf.check(qpdf.api.qpdf_push_inherited_attributes_to_page(qpdf.data))
         } catch {
             if error.code == qpdf_e_password { throw .passwordRequired(path: path) }
             throw .open(path: path, error.message)
         }
-        let count = Int(qpdf_get_num_pages(qpdf.data))
+        let api = qpdf.api
+        let count = Int(api.qpdf_get_num_pages(qpdf.data))
         var catalog: ObjectID? = nil
         do {
             try qpdf.check()
             for index in 0..<max(0, count) {
-                let page = qpdf_get_page_n(qpdf.data, index)
+                let page = api.qpdf_get_page_n(qpdf.data, index)
                 try qpdf.check()
                 pageHandles.append(page)
                 let id = ObjectID(
-                    number: qpdf_oh_get_object_id(qpdf.data, page), generation: qpdf_oh_get_generation(qpdf.data, page))
+                    number: api.qpdf_oh_get_object_id(qpdf.data, page), generation: api.qpdf_oh_get_generation(qpdf.data, page))
                 pageIndexes[id] = index
             }
-            let root = qpdf_get_root(qpdf.data)
+            let root = api.qpdf_get_root(qpdf.data)
             try qpdf.check()
-            if !keepActiveContent { removed += Self.catalogActiveContent(qpdf.data, root) }
-            if qpdf_oh_is_indirect(qpdf.data, root) != QPDF_FALSE {
+            if !keepActiveContent { removed += Self.catalogActiveContent(qpdf, root) }
+            if api.qpdf_oh_is_indirect(qpdf.data, root) != QPDF_FALSE {
                 catalog = ObjectID(
-                    number: qpdf_oh_get_object_id(qpdf.data, root), generation: qpdf_oh_get_generation(qpdf.data, root))
+                    number: api.qpdf_oh_get_object_id(qpdf.data, root), generation: api.qpdf_oh_get_generation(qpdf.data, root))
             }
-            qpdf_oh_release(qpdf.data, root)
+            api.qpdf_oh_release(qpdf.data, root)
         } catch {
             throw .open(path: path, "read page tree: \(error.message)")
         }
@@ -116,25 +117,27 @@ public final class PDFImporter {
     /// What of the catalog's active content would have run on opening: the /OpenAction (when it is
     /// an action that runs code) and the JavaScript name tree. The catalog is never copied; this
     /// only says so.
-    private static func catalogActiveContent(_ data: qpdf_data, _ root: qpdf_oh) -> [String] {
+    private static func catalogActiveContent(_ qpdf: QPDFHandle, _ root: qpdf_oh) -> [String] {
+        let (api, data) = (qpdf.api, qpdf.data)
         var found: [String] = []
-        let open = qpdf_oh_get_key(data, root, "/OpenAction")
-        defer { qpdf_oh_release(data, open) }
-        if let type = actionType(data, open), activeActions.contains(type) { found.append("OpenAction (\(type))") }
-        let names = qpdf_oh_get_key(data, root, "/Names")
-        defer { qpdf_oh_release(data, names) }
-        if qpdf_oh_is_dictionary(data, names) != QPDF_FALSE, qpdf_oh_has_key(data, names, "/JavaScript") != QPDF_FALSE {
+        let open = api.qpdf_oh_get_key(data, root, "/OpenAction")
+        defer { api.qpdf_oh_release(data, open) }
+        if let type = actionType(qpdf, open), activeActions.contains(type) { found.append("OpenAction (\(type))") }
+        let names = api.qpdf_oh_get_key(data, root, "/Names")
+        defer { api.qpdf_oh_release(data, names) }
+        if api.qpdf_oh_is_dictionary(data, names) != QPDF_FALSE, api.qpdf_oh_has_key(data, names, "/JavaScript") != QPDF_FALSE {
             found.append("JavaScript name tree")
         }
         return found
     }
 
     /// The /S of an action dictionary, without its slash; nil for anything else.
-    static func actionType(_ data: qpdf_data, _ handle: qpdf_oh) -> String? {
-        guard qpdf_oh_is_dictionary(data, handle) != QPDF_FALSE else { return nil }
-        let type = qpdf_oh_get_key(data, handle, "/S")
-        defer { qpdf_oh_release(data, type) }
-        guard qpdf_oh_is_name(data, type) != QPDF_FALSE, let name = qpdf_oh_get_name(data, type) else { return nil }
+    static func actionType(_ qpdf: QPDFHandle, _ handle: qpdf_oh) -> String? {
+        let (api, data) = (qpdf.api, qpdf.data)
+        guard api.qpdf_oh_is_dictionary(data, handle) != QPDF_FALSE else { return nil }
+        let type = api.qpdf_oh_get_key(data, handle, "/S")
+        defer { api.qpdf_oh_release(data, type) }
+        guard api.qpdf_oh_is_name(data, type) != QPDF_FALSE, let name = api.qpdf_oh_get_name(data, type) else { return nil }
         return String(String(cString: name).dropFirst())
     }
 
@@ -182,23 +185,23 @@ public final class PDFImporter {
     /// the caller puts it in the target catalog's /AcroForm (merging /Fields with a form already
     /// there).
     public func formDictionary(into sink: inout some PDFObjectSink) throws(PDFImportError) -> PDFDictionary? {
-        let data = qpdf.data
-        let root = qpdf_get_root(data)
-        defer { qpdf_oh_release(data, root) }
-        let form = qpdf_oh_get_key(data, root, "/AcroForm")
-        defer { qpdf_oh_release(data, form) }
-        guard qpdf_oh_is_dictionary(data, form) != QPDF_FALSE else { return nil }
+        let (api, data) = (qpdf.api, qpdf.data)
+        let root = api.qpdf_get_root(data)
+        defer { api.qpdf_oh_release(data, root) }
+        let form = api.qpdf_oh_get_key(data, root, "/AcroForm")
+        defer { api.qpdf_oh_release(data, form) }
+        guard api.qpdf_oh_is_dictionary(data, form) != QPDF_FALSE else { return nil }
         var copier = Copier(importer: self, pageIndex: -1, pageReference: nil)
         defer { warnings += qpdf.takeWarnings() }
         do throws(Copier.Failure) {
             try copier.check("read /AcroForm")
-            let fieldsHandle = qpdf_oh_get_key(data, form, "/Fields")
-            defer { qpdf_oh_release(data, fieldsHandle) }
+            let fieldsHandle = api.qpdf_oh_get_key(data, form, "/Fields")
+            defer { api.qpdf_oh_release(data, fieldsHandle) }
             var fields: [PDFObject] = []
-            for position in 0..<max(0, Int(qpdf_oh_get_array_n_items(data, fieldsHandle))) {
-                let field = qpdf_oh_get_array_item(data, fieldsHandle, Int32(position))
-                defer { qpdf_oh_release(data, field) }
-                let id = ObjectID(number: qpdf_oh_get_object_id(data, field), generation: qpdf_oh_get_generation(data, field))
+            for position in 0..<max(0, Int(api.qpdf_oh_get_array_n_items(data, fieldsHandle))) {
+                let field = api.qpdf_oh_get_array_item(data, fieldsHandle, Int32(position))
+                defer { api.qpdf_oh_release(data, field) }
+                let id = ObjectID(number: api.qpdf_oh_get_object_id(data, field), generation: api.qpdf_oh_get_generation(data, field))
                 if let copy = copied[id] { fields.append(.reference(copy)) }
             }
             try copier.check("read /AcroForm /Fields")
@@ -233,6 +236,7 @@ public final class PDFImporter {
         }
 
         var data: qpdf_data { importer.qpdf.data }
+        var api: trapper_qpdf { importer.qpdf.api }
 
         func check(_ step: @autoclosure () -> String) throws(Failure) {
             do {
@@ -246,7 +250,7 @@ public final class PDFImporter {
         mutating func drain<Sink: PDFObjectSink>(into sink: inout Sink) throws(Failure) {
             while let next = queue.popLast() {
                 let step = "read object \(next.id.number) \(next.id.generation) R"
-                defer { qpdf_oh_release(data, next.source) }
+                defer { api.qpdf_oh_release(data, next.source) }
                 let object = try direct(next.source, depth: 0, step: step, into: &sink)
                 do {
                     try sink.set(next.target, to: object)
@@ -266,27 +270,27 @@ public final class PDFImporter {
             guard depth < PDFImporter.maximumDepth else {
                 throw Failure(step: step, message: "nested more than \(PDFImporter.maximumDepth) deep")
             }
-            let type = qpdf_oh_get_type_code(data, handle)
+            let type = api.qpdf_oh_get_type_code(data, handle)
             try check(step)
             switch type {
             case ot_null, ot_uninitialized, ot_reserved, ot_destroyed, ot_unresolved:
                 return .null
             case ot_boolean:
-                return .bool(qpdf_oh_get_bool_value(data, handle) != QPDF_FALSE)
+                return .bool(api.qpdf_oh_get_bool_value(data, handle) != QPDF_FALSE)
             case ot_integer:
-                return .integer(Int(qpdf_oh_get_int_value(data, handle)))
+                return .integer(Int(api.qpdf_oh_get_int_value(data, handle)))
             case ot_real:
                 // qpdf keeps a real as written; parse that text (falling back to its double).
                 var pointer: UnsafePointer<CChar>? = nil
                 var length = 0
-                if qpdf_oh_get_value_as_real(data, handle, &pointer, &length) != QPDF_FALSE, let pointer {
+                if api.qpdf_oh_get_value_as_real(data, handle, &pointer, &length) != QPDF_FALSE, let pointer {
                     let text = String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
                     if let value = Double(text), value.isFinite { return .real(value) }
                 }
-                return .real(qpdf_oh_get_numeric_value(data, handle))
+                return .real(api.qpdf_oh_get_numeric_value(data, handle))
             case ot_string:
                 var length = 0
-                guard let pointer = qpdf_oh_get_binary_string_value(data, handle, &length) else {
+                guard let pointer = api.qpdf_oh_get_binary_string_value(data, handle, &length) else {
                     try check(step)
                     return .string(PDFString(bytes: []))
                 }
@@ -296,12 +300,12 @@ public final class PDFImporter {
             case ot_name:
                 return .name(try name(handle, step: step))
             case ot_array:
-                let count = Int(qpdf_oh_get_array_n_items(data, handle))
+                let count = Int(api.qpdf_oh_get_array_n_items(data, handle))
                 var items: [PDFObject] = []
                 items.reserveCapacity(count)
                 for position in 0..<count {
-                    let item = qpdf_oh_get_array_item(data, handle, Int32(position))
-                    defer { qpdf_oh_release(data, item) }
+                    let item = api.qpdf_oh_get_array_item(data, handle, Int32(position))
+                    defer { api.qpdf_oh_release(data, item) }
                     try check(step)
                     items.append(try value(item, depth: depth + 1, step: step, into: &sink))
                 }
@@ -309,17 +313,17 @@ public final class PDFImporter {
             case ot_dictionary:
                 return .dictionary(try dictionary(handle, depth: depth, dropping: skipping, step: step, into: &sink))
             case ot_stream:
-                let id = "\(qpdf_oh_get_object_id(data, handle)) \(qpdf_oh_get_generation(data, handle)) R"
+                let id = "\(api.qpdf_oh_get_object_id(data, handle)) \(api.qpdf_oh_get_generation(data, handle)) R"
                 let streamStep = "read stream \(id)"
-                let dictionaryHandle = qpdf_oh_get_dict(data, handle)
-                defer { qpdf_oh_release(data, dictionaryHandle) }
+                let dictionaryHandle = api.qpdf_oh_get_dict(data, handle)
+                defer { api.qpdf_oh_release(data, dictionaryHandle) }
                 try check(streamStep)
                 // /Length goes: the writer sets it from the bytes.
                 let dictionary = try dictionary(
                     dictionaryHandle, depth: depth, dropping: ["/Length"], step: streamStep, into: &sink)
                 var buffer: UnsafeMutablePointer<UInt8>? = nil
                 var length = 0
-                let status = qpdf_oh_get_stream_data(data, handle, qpdf_dl_none, nil, &buffer, &length)
+                let status = api.qpdf_oh_get_stream_data(data, handle, qpdf_dl_none, nil, &buffer, &length)
                 defer { free(buffer) }
                 do {
                     try importer.qpdf.check(status)
@@ -338,10 +342,10 @@ public final class PDFImporter {
         mutating func value<Sink: PDFObjectSink>(_ handle: qpdf_oh, depth: Int, step: String, into sink: inout Sink)
             throws(Failure) -> PDFObject
         {
-            guard qpdf_oh_is_indirect(data, handle) != QPDF_FALSE else {
+            guard api.qpdf_oh_is_indirect(data, handle) != QPDF_FALSE else {
                 return try direct(handle, depth: depth, step: step, into: &sink)
             }
-            let id = ObjectID(number: qpdf_oh_get_object_id(data, handle), generation: qpdf_oh_get_generation(data, handle))
+            let id = ObjectID(number: api.qpdf_oh_get_object_id(data, handle), generation: api.qpdf_oh_get_generation(data, handle))
             if let index = importer.pageIndexes[id] {
                 // This page: where the caller writes it. Another page: not pulled in.
                 if index == pageIndex, let pageReference { return .reference(pageReference) }
@@ -349,19 +353,19 @@ public final class PDFImporter {
             }
             if id == importer.catalogID { return .null }
             if let target = importer.copied[id] { return .reference(target) }
-            let type = qpdf_oh_get_type_code(data, handle)
+            let type = api.qpdf_oh_get_type_code(data, handle)
             try check("read object \(id.number) \(id.generation) R")
             switch type {
             case ot_null, ot_uninitialized, ot_reserved, ot_destroyed, ot_unresolved:
                 return .null  // a reference to a missing object means null (§7.3.10)
-            case ot_dictionary where qpdf_oh_is_dictionary_of_type(data, handle, "/Pages", "") != QPDF_FALSE:
+            case ot_dictionary where api.qpdf_oh_is_dictionary_of_type(data, handle, "/Pages", "") != QPDF_FALSE:
                 return .null  // page-tree nodes are not copied
             default:
                 break
             }
             let target = sink.reserve()
             importer.copied[id] = target
-            queue.append((qpdf_oh_new_object(data, handle), id, target))
+            queue.append((api.qpdf_oh_new_object(data, handle), id, target))
             return .reference(target)
         }
 
@@ -371,16 +375,16 @@ public final class PDFImporter {
         {
             // One key iterator per handle: take all keys before looking at any value.
             var keys: [String] = []
-            qpdf_oh_begin_dict_key_iter(data, handle)
-            while qpdf_oh_dict_more_keys(data) != QPDF_FALSE {
-                guard let key = qpdf_oh_dict_next_key(data) else { break }
+            api.qpdf_oh_begin_dict_key_iter(data, handle)
+            while api.qpdf_oh_dict_more_keys(data) != QPDF_FALSE {
+                guard let key = api.qpdf_oh_dict_next_key(data) else { break }
                 keys.append(String(cString: key))
             }
             try check(step)
             var result = PDFDictionary()
             for key in keys where !dropping.contains(key) {
-                let item = qpdf_oh_get_key(data, handle, key)
-                defer { qpdf_oh_release(data, item) }
+                let item = api.qpdf_oh_get_key(data, handle, key)
+                defer { api.qpdf_oh_release(data, item) }
                 try check(step)
                 if !importer.keepsActiveContent, let active = activeContent(key, item) {
                     importer.removed += active
@@ -402,12 +406,12 @@ public final class PDFImporter {
             case "/A", "/Next":
                 var actions = [item]
                 var owned: [qpdf_oh] = []
-                defer { for handle in owned { qpdf_oh_release(data, handle) } }
-                if qpdf_oh_is_array(data, item) != QPDF_FALSE {
-                    actions = (0..<qpdf_oh_get_array_n_items(data, item)).map { qpdf_oh_get_array_item(data, item, $0) }
+                defer { for handle in owned { api.qpdf_oh_release(data, handle) } }
+                if api.qpdf_oh_is_array(data, item) != QPDF_FALSE {
+                    actions = (0..<api.qpdf_oh_get_array_n_items(data, item)).map { api.qpdf_oh_get_array_item(data, item, $0) }
                     owned = actions
                 }
-                let active = actions.compactMap { PDFImporter.actionType(data, $0) }.filter(PDFImporter.activeActions.contains)
+                let active = actions.compactMap { PDFImporter.actionType(importer.qpdf, $0) }.filter(PDFImporter.activeActions.contains)
                 return active.isEmpty ? nil : active
             default:
                 return nil
@@ -417,7 +421,7 @@ public final class PDFImporter {
         func name(_ handle: qpdf_oh, step: String) throws(Failure) -> PDFName {
             var pointer: UnsafePointer<CChar>? = nil
             var length = 0
-            guard qpdf_oh_get_value_as_name(data, handle, &pointer, &length) != QPDF_FALSE, let pointer else {
+            guard api.qpdf_oh_get_value_as_name(data, handle, &pointer, &length) != QPDF_FALSE, let pointer else {
                 try check(step)
                 throw Failure(step: step, message: "a name without a value")
             }

@@ -1,4 +1,6 @@
-import CPoppler
+// Internal, so that PDFAccess's clients need not find poppler's headers: Package.swift gives their
+// folders to this target only.
+internal import CPoppler
 import Foundation
 import TrapperCore
 
@@ -30,27 +32,33 @@ public final class PDFPageRenderer {
     }
 
     private let document: OpaquePointer
+    private let poppler: trapper_poppler
 
     public init(path: String) throws(Failure) {
+        do {
+            poppler = try Poppler.functions()
+        } catch {
+            throw .open(path: path, error.description)
+        }
         var error: UnsafeMutablePointer<GError>?
-        guard let document = poppler_document_new_from_file(URL(fileURLWithPath: path).absoluteString, nil, &error) else {
+        guard let document = poppler.poppler_document_new_from_file(URL(fileURLWithPath: path).absoluteString, nil, &error) else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "poppler could not open it"
-            if let error { g_error_free(error) }
+            if let error { poppler.g_error_free(error) }
             throw .open(path: path, message)
         }
         self.document = document
     }
 
-    deinit { g_object_unref(UnsafeMutableRawPointer(document)) }
+    deinit { poppler.g_object_unref(UnsafeMutableRawPointer(document)) }
 
-    public var pageCount: Int { Int(poppler_document_get_n_pages(document)) }
+    public var pageCount: Int { Int(poppler.poppler_document_get_n_pages(document)) }
 
     /// The text poppler finds on the page (empty for a picture of text).
     public func text(ofPage index: Int) throws(Failure) -> String {
-        guard let page = poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
-        defer { g_object_unref(UnsafeMutableRawPointer(page)) }
-        guard let text = poppler_page_get_text(page) else { return "" }
-        defer { g_free(text) }
+        guard let page = poppler.poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
+        defer { poppler.g_object_unref(UnsafeMutableRawPointer(page)) }
+        guard let text = poppler.poppler_page_get_text(page) else { return "" }
+        defer { poppler.g_free(text) }
         return String(cString: text)
     }
 
@@ -67,10 +75,10 @@ public final class PDFPageRenderer {
 
     /// `scale` gives pixels per point from the page's size in points.
     private func render(page index: Int, color: Bool, scale: (Double, Double) -> Double) throws(Failure) -> Rendered {
-        guard let page = poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
-        defer { g_object_unref(UnsafeMutableRawPointer(page)) }
+        guard let page = poppler.poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
+        defer { poppler.g_object_unref(UnsafeMutableRawPointer(page)) }
         var width = 0.0, height = 0.0
-        poppler_page_get_size(page, &width, &height)
+        poppler.poppler_page_get_size(page, &width, &height)
         let scale = scale(width, height)
         let dpi = Int((scale * 72).rounded())
         // Whole pixels, rounded up; the small nudge keeps 300 pt × 0.4 at 120, not 121.
@@ -78,21 +86,21 @@ public final class PDFPageRenderer {
         guard pixelWidth > 0, pixelHeight > 0, pixelWidth * pixelHeight <= 400_000_000 else {
             throw .render("a page of \(width) × \(height) pt at \(dpi) dpi is too large to render")
         }
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(pixelWidth), Int32(pixelHeight)) else {
+        guard let surface = poppler.cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(pixelWidth), Int32(pixelHeight)) else {
             throw .render("cairo could not make a surface")
         }
-        defer { cairo_surface_destroy(surface) }
-        let cairo = cairo_create(surface)
-        cairo_set_source_rgb(cairo, 1, 1, 1)
-        cairo_paint(cairo)
-        cairo_scale(cairo, scale, scale)
-        poppler_page_render(page, cairo)
-        cairo_destroy(cairo)
-        cairo_surface_flush(surface)
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface) else {
+        defer { poppler.cairo_surface_destroy(surface) }
+        let cairo = poppler.cairo_create(surface)
+        poppler.cairo_set_source_rgb(cairo, 1, 1, 1)
+        poppler.cairo_paint(cairo)
+        poppler.cairo_scale(cairo, scale, scale)
+        poppler.poppler_page_render(page, cairo)
+        poppler.cairo_destroy(cairo)
+        poppler.cairo_surface_flush(surface)
+        guard poppler.cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = poppler.cairo_image_surface_get_data(surface) else {
             throw .render("cairo could not render the page")
         }
-        let stride = Int(cairo_image_surface_get_stride(surface))
+        let stride = Int(poppler.cairo_image_surface_get_stride(surface))
         let channels = color ? 3 : 1
         var samples = [UInt8](repeating: 0, count: pixelWidth * pixelHeight * channels)
         for y in 0..<pixelHeight {

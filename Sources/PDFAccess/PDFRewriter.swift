@@ -65,10 +65,10 @@ public enum PDFRewriter {
     @discardableResult
     public static func repair(path: String) throws(PDFRewriteError) -> RepairReport {
         let before = fileSize(path)
-        let warnings = try rewrite(path: path) { data in
-            qpdf_set_object_stream_mode(data, qpdf_o_disable)
-            qpdf_set_compress_streams(data, QPDF_FALSE)
-            qpdf_set_decode_level(data, qpdf_dl_none)
+        let warnings = try rewrite(path: path) { api, data in
+            api.qpdf_set_object_stream_mode(data, qpdf_o_disable)
+            api.qpdf_set_compress_streams(data, QPDF_FALSE)
+            api.qpdf_set_decode_level(data, qpdf_dl_none)
         }
         return RepairReport(warnings: warnings, bytesBefore: before, bytesAfter: fileSize(path))
     }
@@ -77,18 +77,18 @@ public enum PDFRewriter {
     /// compressed, optionally linearized ("fast web view"). Returns qpdf's warnings.
     @discardableResult
     public static func compact(path: String, linearize: Bool = false) throws(PDFRewriteError) -> [String] {
-        try rewrite(path: path) { data in
-            qpdf_set_object_stream_mode(data, qpdf_o_generate)
-            qpdf_set_compress_streams(data, QPDF_TRUE)
-            qpdf_set_decode_level(data, qpdf_dl_generalized)
-            qpdf_set_linearization(data, linearize ? QPDF_TRUE : QPDF_FALSE)
+        try rewrite(path: path) { api, data in
+            api.qpdf_set_object_stream_mode(data, qpdf_o_generate)
+            api.qpdf_set_compress_streams(data, QPDF_TRUE)
+            api.qpdf_set_decode_level(data, qpdf_dl_generalized)
+            api.qpdf_set_linearization(data, linearize ? QPDF_TRUE : QPDF_FALSE)
         }
     }
 
     /// Reads `path` with qpdf, writes it with `configure`d options to a temporary file in the same
     /// folder, and commits it over `path`. Returns qpdf's warnings. When qpdf cannot reconstruct a
     /// damaged file itself, `PDFRecoveryScan` lists its objects and qpdf reads that instead.
-    private static func rewrite(path: String, configure: (qpdf_data) -> Void) throws(PDFRewriteError) -> [String] {
+    private static func rewrite(path: String, configure: (trapper_qpdf, qpdf_data) -> Void) throws(PDFRewriteError) -> [String] {
         let folder = directory(of: path)
         let temporary = folder + "/" + FileName.temporary(
             for: baseName(of: path), tag: ".pdftrapper-rewrite-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
@@ -115,7 +115,7 @@ public enum PDFRewriter {
             warnings += try patched.withUnsafeBufferPointer { buffer throws(PDFRewriteError) in
                 try write(path: path, to: temporary, configure: configure) { qpdf throws(QPDFHandle.Failure) in
                     let status = buffer.withMemoryRebound(to: CChar.self) {
-                        qpdf_read_memory(qpdf.data, path, $0.baseAddress, UInt64($0.count), nil)
+                        qpdf.api.qpdf_read_memory(qpdf.data, path, $0.baseAddress, UInt64($0.count), nil)
                     }
                     try qpdf.check(status)
                 }
@@ -133,28 +133,30 @@ public enum PDFRewriter {
     }
 
     /// One qpdf handle: `read` fills it, then it writes to `temporary`. Returns its warnings.
-    private static func write(path: String, to temporary: String, configure: (qpdf_data) -> Void,
+    private static func write(path: String, to temporary: String, configure: (trapper_qpdf, qpdf_data) -> Void,
         read: (QPDFHandle) throws(QPDFHandle.Failure) -> Void) throws(PDFRewriteError) -> [String]
     {
-        let qpdf = QPDFHandle()
+        let qpdf: QPDFHandle
         do {
+            qpdf = try QPDFHandle()
             try read(qpdf)
         } catch {
             if error.code == qpdf_e_password { throw .encrypted(path: path) }
             throw .unreadable(path: path, error.message)
         }
         if qpdf.isEncrypted { throw .encrypted(path: path) }
+        let api = qpdf.api
         var warnings = qpdf.takeWarnings()
         // qpdf would carry the last revision's history record into the new trailer, where its
         // byte offsets no longer mean anything: a rewrite starts the history anew.
-        let trailer = qpdf_get_trailer(qpdf.data)
-        qpdf_oh_remove_key(qpdf.data, trailer, "/" + RevisionRecord.trailerKey.string)
-        qpdf_oh_release(qpdf.data, trailer)
+        let trailer = api.qpdf_get_trailer(qpdf.data)
+        api.qpdf_oh_remove_key(qpdf.data, trailer, "/" + RevisionRecord.trailerKey.string)
+        api.qpdf_oh_release(qpdf.data, trailer)
         do {
-            try qpdf.check(qpdf_init_write(qpdf.data, temporary))
-            configure(qpdf.data)
+            try qpdf.check(api.qpdf_init_write(qpdf.data, temporary))
+            configure(api, qpdf.data)
             try qpdf.check()
-            try qpdf.check(qpdf_write(qpdf.data))
+            try qpdf.check(api.qpdf_write(qpdf.data))
         } catch {
             throw .write(path: path, error.message)
         }

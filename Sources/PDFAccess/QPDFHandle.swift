@@ -8,6 +8,8 @@ import TrapperCore
 /// is copied out before the next call.
 final class QPDFHandle {
     let data: qpdf_data
+    /// qpdf's functions: `qpdf.api.qpdf_read(qpdf.data, ...)`.
+    let api: trapper_qpdf
 
     /// A qpdf failure: its error code (qpdf_e_*) and its full text.
     struct Failure: Error {
@@ -15,34 +17,41 @@ final class QPDFHandle {
         var message: String
     }
 
-    init() {
-        data = qpdf_init()
+    /// Throws, as `qpdf_e_internal`, when libqpdf.so.29 cannot be opened.
+    init() throws(Failure) {
+        do {
+            api = try QPDF.functions()
+        } catch {
+            throw Failure(code: qpdf_e_internal, message: error.description)
+        }
+        guard let data = api.qpdf_init() else { throw Failure(code: qpdf_e_internal, message: "qpdf_init failed") }
+        self.data = data
         // We check every call ourselves; without this, qpdf prints errors to stderr.
-        qpdf_silence_errors(data)
-        qpdf_set_suppress_warnings(data, QPDF_TRUE)
+        api.qpdf_silence_errors(data)
+        api.qpdf_set_suppress_warnings(data, QPDF_TRUE)
     }
 
     deinit {
         var handle: qpdf_data? = data
-        qpdf_cleanup(&handle)
+        api.qpdf_cleanup(&handle)
     }
 
     /// Throws the pending error, if the last call left one (and clears it).
     func check() throws(Failure) {
-        guard qpdf_has_error(data) != QPDF_FALSE, let error = qpdf_get_error(data) else { return }
+        guard api.qpdf_has_error(data) != QPDF_FALSE, let error = api.qpdf_get_error(data) else { return }
         throw failure(error)
     }
 
     private func failure(_ error: qpdf_error) -> Failure {
-        let code = qpdf_get_error_code(data, error)
-        let text = qpdf_get_error_full_text(data, error).map { String(cString: $0) } ?? "unknown qpdf error"
+        let code = api.qpdf_get_error_code(data, error)
+        let text = api.qpdf_get_error_full_text(data, error).map { String(cString: $0) } ?? "unknown qpdf error"
         return Failure(code: code, message: Self.oneLine(text))
     }
 
     /// Throws if a status-returning call set QPDF_ERRORS (or left an error).
     func check(_ status: QPDF_ERROR_CODE) throws(Failure) {
         if status & QPDF_ERRORS != 0 {
-            if qpdf_has_error(data) != QPDF_FALSE, let error = qpdf_get_error(data) { throw failure(error) }
+            if api.qpdf_has_error(data) != QPDF_FALSE, let error = api.qpdf_get_error(data) { throw failure(error) }
             throw Failure(code: qpdf_e_internal, message: "qpdf reported an error without details")
         }
         try check()
@@ -51,9 +60,9 @@ final class QPDFHandle {
     /// The warnings collected since the last call, oldest first (and clears them).
     func takeWarnings() -> [String] {
         var warnings: [String] = []
-        while qpdf_more_warnings(data) != QPDF_FALSE {
-            guard let warning = qpdf_next_warning(data) else { break }
-            let text = qpdf_get_error_full_text(data, warning).map { String(cString: $0) } ?? "unknown qpdf warning"
+        while api.qpdf_more_warnings(data) != QPDF_FALSE {
+            guard let warning = api.qpdf_next_warning(data) else { break }
+            let text = api.qpdf_get_error_full_text(data, warning).map { String(cString: $0) } ?? "unknown qpdf warning"
             warnings.append(Self.oneLine(text))
         }
         return warnings
@@ -63,14 +72,14 @@ final class QPDFHandle {
     func read(_ path: String, password: String?) throws(Failure) {
         let status: QPDF_ERROR_CODE
         if let password {
-            status = qpdf_read(data, path, password)
+            status = api.qpdf_read(data, path, password)
         } else {
-            status = qpdf_read(data, path, nil)
+            status = api.qpdf_read(data, path, nil)
         }
         try check(status)
     }
 
-    var isEncrypted: Bool { qpdf_is_encrypted(data) != QPDF_FALSE }
+    var isEncrypted: Bool { api.qpdf_is_encrypted(data) != QPDF_FALSE }
 
     static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters() }.joined(separator: " ")

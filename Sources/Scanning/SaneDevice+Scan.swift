@@ -16,7 +16,7 @@ extension SaneDevice {
     /// The frame parameters: an estimate before `sane_start`, exact after it.
     public func parameters() throws(ScanError) -> FrameParameters {
         var p = SANE_Parameters()
-        try ScanError.check(sane_get_parameters(handle, &p), "sane_get_parameters")
+        try ScanError.check(sane.sane_get_parameters(handle, &p), "sane_get_parameters")
         let format: FrameParameters.Format = switch p.format {
         case SANE_FRAME_GRAY: .gray
         case SANE_FRAME_RGB: .rgb
@@ -39,9 +39,9 @@ extension SaneDevice {
         var frames: [(FrameParameters, [UInt8])] = []
         do throws(ScanError) {
             while true {
-                let status = sane_start(handle)
+                let status = sane.sane_start(handle)
                 if status == SANE_STATUS_NO_DOCS, frames.isEmpty {
-                    sane_cancel(handle)
+                    sane.sane_cancel(handle)
                     return nil
                 }
                 try ScanError.check(status, "sane_start")
@@ -58,7 +58,7 @@ extension SaneDevice {
             }
             return try ScannedPage(frames: frames)
         } catch {
-            sane_cancel(handle)
+            sane.sane_cancel(handle)
             throw error
         }
     }
@@ -72,7 +72,7 @@ extension SaneDevice {
     }
 
     /// Ends the scan in progress, or the batch after its last page (`sane_cancel`).
-    public func cancel() { sane_cancel(handle) }
+    public func cancel() { sane.sane_cancel(handle) }
 
     private func readFrame(_ parameters: FrameParameters) throws(ScanError) -> [UInt8] {
         var data: [UInt8] = []
@@ -80,7 +80,7 @@ extension SaneDevice {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             var length: SANE_Int = 0
-            let status = sane_read(handle, &chunk, SANE_Int(chunk.count), &length)
+            let status = sane.sane_read(handle, &chunk, SANE_Int(chunk.count), &length)
             if status == SANE_STATUS_EOF { break }
             try ScanError.check(status, "sane_read")
             data.append(contentsOf: chunk[0..<Int(length)])

@@ -6,6 +6,7 @@ public final class SaneDevice {
     public let name: String
     /// Held so `sane_exit` waits until this handle is closed.
     private let session: SaneSession
+    var sane: trapper_sane { session.sane }
     /// Descriptors copied out; dropped when a set reports SANE_INFO_RELOAD_OPTIONS.
     private var cachedOptions: [OptionInfo]?
 
@@ -15,14 +16,14 @@ public final class SaneDevice {
         self.session = session
     }
 
-    deinit { sane_close(handle) }
+    deinit { sane.sane_close(handle) }
 
     /// Every option in descriptor order, groups included (option 0, the count, left out).
     public func options() -> [OptionInfo] {
         if let cachedOptions { return cachedOptions }
         var found: [OptionInfo] = []
         var index: Int32 = 1
-        while let descriptor = sane_get_option_descriptor(handle, index) {
+        while let descriptor = sane.sane_get_option_descriptor(handle, index) {
             found.append(OptionInfo(index: index, descriptor.pointee))
             index += 1
         }
@@ -139,7 +140,7 @@ public final class SaneDevice {
     private func control(_ info: OptionInfo, _ action: SANE_Action, _ value: UnsafeMutableRawPointer?,
                          _ step: String) throws(ScanError) -> SANE_Int {
         var flags: SANE_Int = 0
-        try ScanError.check(sane_control_option(handle, info.index, action, value, &flags), step)
+        try ScanError.check(sane.sane_control_option(handle, info.index, action, value, &flags), step)
         return flags
     }
 

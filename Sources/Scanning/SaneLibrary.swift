@@ -1,3 +1,6 @@
+import CSane
+import TrapperCore
+
 /// SANE's library version, from `sane_init`, which loads the backends named in dll.conf
 /// (`SANE_CONFIG_DIR` chooses which dll.conf).
 public enum SaneLibrary {
@@ -6,4 +9,11 @@ public enum SaneLibrary {
     public static func version() throws(ScanError) -> String {
         try SaneSession().version
     }
+}
+
+/// SANE's functions (`sane.sane_init(...)`), opened when the first session starts.
+enum Sane {
+    static let library = SharedLibrary.open("libsane.so.1", for: "scanning") { trapper_sane_load($0, $1) }
+
+    static func functions() throws(SharedLibrary.Failure) -> trapper_sane { try library.get() }
 }

@@ -10,6 +10,8 @@ public final class SaneSession {
 
     /// `major.minor.build` of the SANE library, as `sane_init` reported it.
     public let version: String
+    /// SANE's functions, for this session and its devices: `sane.sane_open(...)`.
+    let sane: trapper_sane
 
     /// Loads the backends named in dll.conf (`SANE_CONFIG_DIR` chooses which dll.conf; set it before this).
     public init() throws(ScanError) {
@@ -19,8 +21,14 @@ public final class SaneSession {
             return true
         }
         guard claimed else { throw .sessionAlreadyOpen }
+        do {
+            sane = try Sane.functions()
+        } catch {
+            Self.isOpen.withLock { $0 = false }
+            throw .library(error)
+        }
         var code: SANE_Int = 0
-        let status = sane_init(&code, nil)
+        let status = sane.sane_init(&code, nil)
         guard status == SANE_STATUS_GOOD else {
             Self.isOpen.withLock { $0 = false }
             throw .sane(step: "sane_init", status: SaneStatus(status))
@@ -29,14 +37,14 @@ public final class SaneSession {
     }
 
     deinit {
-        sane_exit()
+        sane.sane_exit()
         Self.isOpen.withLock { $0 = false }
     }
 
     /// The devices the backends find now (strings copied out; SANE's list is only valid until the next call).
     public func devices(localOnly: Bool = false) throws(ScanError) -> [DeviceInfo] {
         var list: UnsafeMutablePointer<UnsafePointer<SANE_Device>?>?
-        try ScanError.check(sane_get_devices(&list, localOnly ? SANE_TRUE : SANE_FALSE), "sane_get_devices")
+        try ScanError.check(sane.sane_get_devices(&list, localOnly ? SANE_TRUE : SANE_FALSE), "sane_get_devices")
         var found: [DeviceInfo] = []
         guard let list else { return found }
         var i = 0
@@ -52,7 +60,7 @@ public final class SaneSession {
     /// Opens a device by its SANE name (`test:0`, `fujitsu:fi-7160:1234`); "" opens the first one.
     public func open(_ name: String) throws(ScanError) -> SaneDevice {
         var handle: SANE_Handle?
-        try ScanError.check(sane_open(name, &handle), "sane_open \(name)")
+        try ScanError.check(sane.sane_open(name, &handle), "sane_open \(name)")
         guard let handle else { throw .sane(step: "sane_open \(name)", status: .invalid) }
         return SaneDevice(handle: handle, name: name, session: self)
     }

@@ -1,4 +1,5 @@
 import CSane
+import TrapperCore
 
 /// What went wrong talking to SANE, and in which call or on which option.
 public enum ScanError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -6,6 +7,8 @@ public enum ScanError: Error, Sendable, Equatable, CustomStringConvertible {
     case sane(step: String, status: SaneStatus)
     /// SANE keeps global state, so one process holds one session at a time.
     case sessionAlreadyOpen
+    /// libsane.so.1 cannot be opened.
+    case library(SharedLibrary.Failure)
     case noSuchOption(String)
     case optionInactive(String)
     /// The frontend may not set it (no SANE_CAP_SOFT_SELECT), or may not read it (no SANE_CAP_SOFT_DETECT).
@@ -27,6 +30,7 @@ public enum ScanError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .sane(let step, let status): "\(step): \(status)"
         case .sessionAlreadyOpen: "sane_init: a SANE session is already open in this process"
+        case .library(let failure): "\(failure)"
         case .noSuchOption(let name): "option \(name): the device has no such option"
         case .optionInactive(let name): "option \(name): inactive in the current mode"
         case .optionNotSettable(let name): "option \(name): cannot be set by software"
@@ -80,8 +84,12 @@ public enum SaneStatus: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// SANE's own wording (`sane_strstatus`), which frontends like scanimage print too.
-    public var description: String { String(cString: sane_strstatus(raw)) }
+    /// SANE's own wording (`sane_strstatus`), which frontends like scanimage print too; the bare
+    /// number only if libsane.so.1 cannot be opened (a status normally comes from it).
+    public var description: String {
+        guard let text = (try? Sane.functions())?.sane_strstatus(raw) else { return "SANE status \(raw.rawValue)" }
+        return String(cString: text)
+    }
 }
 
 extension ScanError {

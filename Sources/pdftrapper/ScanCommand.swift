@@ -125,7 +125,11 @@ enum ScanCommand: Command {
         switch error.status {
         case .deviceBusy?: .temporaryFailure
         case .invalid?: .unavailable
-        case nil: if case .noDevice = error { .unavailable } else { .ioError }
+        case nil:
+            switch error {
+            case .noDevice, .library: .unavailable
+            default: .ioError
+            }
         default: .ioError
         }
     }
