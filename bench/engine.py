@@ -5,6 +5,10 @@ are noise). Usage: bench/engine.py PATH/TO/pdftrapper [--runs N] [--large]
 1. Append one 300 dpi A4 JPEG page to targets of 10, 1,000 and 5,000 pages (made by img2pdf from
    small JPEGs; with --large, JPEGs of about 480 KB, so the 5,000-page target weighs 2.4 GB): pdftrapper vs `qpdf --pages` and `pdfunite`, which rewrite the whole file.
 2. 200 such JPEG pages into a new PDF: pdftrapper vs img2pdf vs a plain copy of the same bytes.
+3. Start-up: `pdftrapper help`, and one small JPEG ingested onto a 10-page target, vs `qpdf --version`.
+4. One small JPEG appended to a 2,000-page target: pdftrapper vs `qpdf --pages`.
+5. A dropped 2,000-page PDF (about 490 MB of JPEG pages) imported into a 10-page target: pdftrapper
+   vs `qpdf --pages`, which rewrites both. Skipped with --no-import (it is the slow one).
 Peak RSS of each command comes from /usr/bin/time.
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time
@@ -26,6 +30,20 @@ def timed(command, prepare=None, runs=5):
             sys.exit(f"failed: {' '.join(command)}\n{result.stderr}")
         peaks.append(int(result.stderr.strip().splitlines()[-1]))
     return statistics.median(times), max(peaks)
+
+def started(command, prepare=None, runs=40):
+    """Median wall time of `command` over `runs` runs, without /usr/bin/time, whose own fork and exec
+    would be much of the few milliseconds measured; `prepare` runs untimed before each."""
+    times = []
+    for _ in range(runs):
+        if prepare:
+            prepare()
+        start = time.perf_counter()
+        result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        times.append(time.perf_counter() - start)
+        if result.returncode != 0:
+            sys.exit(f"failed: {' '.join(command)}\n{result.stderr}")
+    return statistics.median(times)
 
 def scan_like_jpeg(path, seed):
     """An A4 page at 300 dpi with texture, so it weighs what a real scan does (about 1.4 MB)."""
@@ -100,6 +118,56 @@ def main():
         print(f"img2pdf / pdftrapper: {t_img2pdf / t_ours:.2f} (goal >= 3)")
         print(f"pdftrapper / copy: {t_ours / t_copy:.2f} (goal <= 1.5)")
         print(f"size pdftrapper / img2pdf: {size_ours / size_img2pdf:.4f} (goal <= 1.01)")
+
+        target = os.path.join(work, "target.pdf")
+        out = os.path.join(work, "out.pdf")
+        def fresh(base):
+            def prepare():
+                shutil.copyfile(base, target)
+                os.sync()
+            return prepare
+        base_10 = os.path.join(work, "base-10.pdf")
+
+        starts = 40
+        print(f"\n# start-up; median of {starts} runs")
+        t_help = started([binary, "help"], runs=starts)
+        t_version = started(["qpdf", "--version"], runs=starts)
+        t_ingest = started([binary, "ingest", "--to", target, small, "--state-dir", state], fresh(base_10), starts)
+        print(f"pdftrapper help {t_help * 1e3:.1f} ms, qpdf --version {t_version * 1e3:.1f} ms: "
+              f"{t_help / t_version:.2f} (goal <= 2)")
+        print(f"pdftrapper ingest of one small JPEG onto 10 pages {t_ingest * 1e3:.1f} ms, qpdf --version "
+              f"{t_version * 1e3:.1f} ms: {t_ingest / t_version:.2f} (goal <= 2)")
+
+        pages = 2000
+        base = os.path.join(work, f"base-{pages}.pdf")
+        with open(base, "wb") as f:
+            f.write(img2pdf.convert([small] * pages))
+        small_pdf = os.path.join(work, "small.pdf")
+        with open(small_pdf, "wb") as f:
+            f.write(img2pdf.convert(small))
+        print(f"\n# one small JPEG onto a {pages:,}-page target ({os.path.getsize(base) / 1e6:.1f} MB); median of {runs} runs")
+        t_ours, rss_ours = timed([binary, "ingest", "--to", target, small, "--state-dir", state], fresh(base), runs)
+        t_qpdf, rss_qpdf = timed(["qpdf", base, "--pages", base, small_pdf, "--", out], os.sync, runs)
+        print(f"pdftrapper {t_ours * 1e3:.1f} ms (RSS {rss_ours / 1024:.0f} MB), qpdf --pages {t_qpdf * 1e3:.0f} ms "
+              f"(RSS {rss_qpdf / 1024:.0f} MB): qpdf/ours {t_qpdf / t_ours:.0f} (goal >= 100)")
+
+        if "--no-import" not in sys.argv:
+            big = os.path.join(work, "big.pdf")
+            dropped = []
+            for i in range(8):
+                # About 245 KB each: blurred noise, as a photographed page weighs.
+                path = os.path.join(work, f"dropped-{i}.jpg")
+                noise = Image.effect_noise((500, 700), 50 + i).convert("RGB")
+                noise.resize((1000, 1400), Image.BICUBIC).filter(ImageFilter.GaussianBlur(1.7)).save(path, quality=85, dpi=(100, 100))
+                dropped.append(path)
+            with open(big, "wb") as f:
+                f.write(img2pdf.convert([dropped[i % 8] for i in range(pages)]))
+            print(f"\n# a dropped {pages:,}-page PDF ({os.path.getsize(big) / 1e6:.0f} MB) into a 10-page target; "
+                  f"median of {runs} runs")
+            t_ours, rss_ours = timed([binary, "ingest", "--to", target, big, "--state-dir", state], fresh(base_10), runs)
+            t_qpdf, rss_qpdf = timed(["qpdf", base_10, "--pages", ".", big, "--", out], os.sync, runs)
+            print(f"pdftrapper {t_ours:.2f} s (RSS {rss_ours / 1024:.0f} MB), qpdf --pages {t_qpdf:.2f} s "
+                  f"(RSS {rss_qpdf / 1024:.0f} MB): ours/qpdf {t_ours / t_qpdf:.2f} (goal <= 1)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
