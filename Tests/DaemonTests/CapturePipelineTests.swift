@@ -178,4 +178,43 @@ import TrapperCore
         #expect(setup.job.take([setup.arrival("b.jpg")]).map(\.result) == [.ingested])
         #expect(queue.pending().count == 1)
     }
+
+    /// A scan batch goes in whole: one page that breaks sends the batch to quarantine and leaves the
+    /// target as it was; the same pages unbroken are one revision, told once, and leave the spool.
+    @Test func aScanBatchGoesInWholeOrNotAtAll() throws {
+        let setup = try Setup(rules: """
+            [profile.feeder]
+            source = "adf"
+            target = "Scans.pdf"
+
+            """)
+        let spool = ScanSpool(stateDir: setup.config.daemon.stateDir)
+        func batch() throws -> ScanSpool.Batch {
+            let batch = try spool.start(profile: "feeder", button: nil, device: "fake:0", targetOverride: nil)
+            for width in [150, 160, 170] {
+                let page = setup.config.inbox.path + "/page-\(width).jpg"
+                try TestImages.make(page, width: width)
+                try batch.addPage(Array(try Data(contentsOf: URL(fileURLWithPath: page))), fileExtension: "jpg")
+            }
+            try batch.markComplete()
+            return batch
+        }
+        let target = setup.config.library.root + "/Scans.pdf"
+        let broken = try batch()
+        let recorder = Recorder()
+        let breaking = ScanCommit(config: setup.config, store: setup.store, followUps: FollowUps([recorder]),
+                                  opener: ScriptedOpener(breaking: [(broken.pagePaths[1] as NSString).lastPathComponent]))
+        let refused = breaking.commit(broken)
+        #expect(refused.result == .quarantined && refused.reason?.contains("the decoder gave up half-way") == true, "\(refused)")
+        #expect(!setup.exists(target) && recorder.events.isEmpty, "no page of a refused batch is in a target")
+        let quarantined = try FileManager.default.contentsOfDirectory(atPath: setup.config.inbox.quarantine)
+        #expect(quarantined == [broken.manifest.name], "\(quarantined)")
+
+        let whole = try batch()
+        let outcome = ScanCommit(config: setup.config, store: setup.store, followUps: FollowUps([recorder])).commit(whole)
+        #expect(outcome.result == .ingested && outcome.pages == 3 && outcome.input == whole.manifest.name, "\(outcome)")
+        try PDFReaders.requireAllAgree(target, pages: 3)
+        #expect(recorder.events.map(\.pages.count) == [3] && recorder.events.first?.inputs.count == 3)
+        #expect(spool.leftOver().isEmpty, "the batch left the spool")
+    }
 }
