@@ -46,7 +46,7 @@ let package = Package(
         shim("CLeptonica", apt: "libleptonica-dev"),
         shim("CTesseract", apt: "libtesseract-dev"),
         shim("CZbar", apt: "libzbar-dev"),
-        shim("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
+        shim("CSystemd", apt: "libsystemd-dev"),
         shim("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         shim("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
         // openat2(2) and renameat2(2), which glibc 2.36 does not wrap: the kernel confines paths beneath a folder.

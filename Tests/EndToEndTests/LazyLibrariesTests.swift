@@ -2,12 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Tesseract, leptonica, poppler, zbar, qpdf and SANE are opened on first use, not linked
+/// Tesseract, leptonica, poppler, zbar, qpdf, SANE and libsystemd are opened on first use, not linked
 /// (SharedLibrary): a command that never calls them must not pay for loading them. The dynamic
 /// loader says what it loads: with LD_DEBUG=files it names every library, linked or dlopen'ed.
 @Suite struct LazyLibrariesTests {
     static let heavy = ["libtesseract.so.5", "liblept.so.5", "libpoppler-glib.so.8", "libzbar.so.0", "libqpdf.so.29",
-                        "libsane.so.1"]
+                        "libsane.so.1", "libsystemd.so.0"]
 
     static let config = """
         [library]

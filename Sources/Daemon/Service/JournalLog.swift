@@ -62,8 +62,9 @@ public struct JournalLog: EventLog {
         return String(name.prefix(64))
     }
 
-    /// Sends one entry; returns `sd_journal_sendv`'s result: 0, or a negative errno. (0 also when
-    /// no journald socket exists: libsystemd then drops the entry without a word.)
+    /// Sends one entry; returns `sd_journal_sendv`'s result: 0, or a negative errno (-ENOSYS when
+    /// libsystemd cannot be opened). (0 also when no journald socket exists: libsystemd then drops
+    /// the entry without a word.)
     @discardableResult
     public static func send(_ entry: [[UInt8]]) -> Int32 {
         // One buffer for all parts, so every iovec points into memory that lives through the call.
@@ -76,7 +77,8 @@ public struct JournalLog: EventLog {
                 iovecs.append(iovec(iov_base: base, iov_len: part.count))
                 offset += part.count
             }
-            return sd_journal_sendv(iovecs, Int32(iovecs.count))
+            guard let systemd = try? Systemd.library.get() else { return -ENOSYS }
+            return systemd.sd_journal_sendv(iovecs, Int32(iovecs.count))
         }
     }
 }
