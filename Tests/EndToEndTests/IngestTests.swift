@@ -9,6 +9,20 @@ import Testing
         try Binary.run(["ingest", "--state-dir", scratch.path + "/state"] + arguments, in: scratch.url)
     }
 
+    /// A PDF input is hashed on another thread while its pages are copied: the history still names
+    /// it by the digest `sha256sum` gives.
+    @Test func aPDFInputIsNamedByItsRealDigest() throws {
+        let scratch = try Scratch()
+        try TestImages.make(scratch.path + "/a.jpg")
+        #expect(try ingest(scratch, ["--to", "Source.pdf", "a.jpg", "a.jpg", "a.jpg"]).status == 0)
+        #expect(try ingest(scratch, ["--to", "Target.pdf", "Source.pdf"]).status == 0)
+        // history shows the first 12 hex digits.
+        let digest = try PDFReaders.succeeded("sha256sum", [scratch.path + "/Source.pdf"]).text.prefix(12)
+        let history = try Binary.run(["history", "Target.pdf"], in: scratch.url)
+        #expect(history.stdout.contains("Source.pdf (sha256 \(digest))"), "\(history.stdout)")
+        try PDFReaders.requireAllAgree(scratch.path + "/Target.pdf", pages: 3)
+    }
+
     @Test func createsThenAppendsAndPrependsAsRevisions() throws {
         let scratch = try Scratch()
         try TestImages.make(scratch.path + "/a.jpg", options: "quality=90, dpi=(150, 150)")

@@ -26,6 +26,10 @@ public enum Ingest {
                     pages.append(reference)
                 }
                 if let form = try blamingInput(input, target, { try input.writeForm(into: &writer) }) { forms.append(form) }
+                // A PDF is hashed while its pages are copied; the history names it by a digest it must have.
+                guard !input.sha256.isEmpty else {
+                    throw EngineError.badInput(name: input.name, reason: "could not be read to its end for its SHA-256")
+                }
             }
             if let reader {
                 try PDFPageTree.attach(pages, at: position, root: parent, dictionary: rootDictionary, reader: reader, into: &writer)

@@ -174,7 +174,8 @@ final class ProcessedImageInput: InputDocument {
 /// are left out.
 final class PDFInput: InputDocument {
     let name: String
-    let sha256: [UInt8]
+    /// Hashed while the pages are read (`FileDigest.Pending`): asking for it waits for the digest.
+    private let digest: FileDigest.Pending
     let separators: [FoundSeparator]
     /// The input's pages that go in, 0-based.
     private let kept: [Int]
@@ -194,7 +195,7 @@ final class PDFInput: InputDocument {
         importer = try PDFImporter(path: path, keepActiveContent: activeContent == .keep)
         guard importer.pageCount > 0 else { throw EngineError.badInput(name: name, reason: "PDF has no pages") }
         self.name = name
-        self.sha256 = try FileDigest.sha256(path: path)
+        digest = FileDigest.Pending(path: path)
         var kept: [Int] = []
         var separators: [FoundSeparator] = []
         if let separator {
@@ -219,6 +220,10 @@ final class PDFInput: InputDocument {
         self.separators = separators
     }
 
+    /// Empty when the file could not be read to its end; `writeForm`, which every revision calls
+    /// after an input's pages, then refuses the input with the reason.
+    var sha256: [UInt8] { (try? digest.value()) ?? [] }
+
     func writePage<Sink: PDFObjectSink>(_ index: Int, as reference: PDFReference, into sink: inout Sink) throws
         -> PDFDictionary
     {
@@ -226,6 +231,7 @@ final class PDFInput: InputDocument {
     }
 
     func writeForm<Sink: PDFObjectSink>(into sink: inout Sink) throws -> PDFDictionary? {
-        try importer.formDictionary(into: &sink)
+        _ = try digest.value()
+        return try importer.formDictionary(into: &sink)
     }
 }
