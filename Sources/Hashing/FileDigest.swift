@@ -27,7 +27,7 @@ public enum FileDigest {
     }
 
     public static func sha256(_ bytes: some ContiguousBytes) -> [UInt8] {
-        // Creating a digest context fails only when OpenSSL is out of memory.
+        // SHA256_Init only fails given no context.
         let context = try! Context()
         context.update(bytes)
         return context.finish()
@@ -56,27 +56,21 @@ public enum FileDigest {
         }
     }
 
-    /// One EVP digest context, freed with its owner.
+    /// One SHA-256 in progress (OpenSSL's SHA256_CTX, a plain struct: nothing to free).
     private final class Context {
-        let pointer: OpaquePointer
+        var state = SHA256_CTX()
 
         init() throws(Failure) {
-            guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
-                throw Failure(path: "", reason: "OpenSSL could not start a SHA-256 digest")
-            }
-            pointer = context
+            guard SHA256_Init(&state) == 1 else { throw Failure(path: "", reason: "OpenSSL could not start a SHA-256 digest") }
         }
 
-        deinit { EVP_MD_CTX_free(pointer) }
-
         func update(_ bytes: some ContiguousBytes) {
-            bytes.withUnsafeBytes { _ = EVP_DigestUpdate(pointer, $0.baseAddress, $0.count) }
+            bytes.withUnsafeBytes { _ = SHA256_Update(&state, $0.baseAddress, $0.count) }
         }
 
         func finish() -> [UInt8] {
-            var digest = [UInt8](repeating: 0, count: 32)
-            var length: UInt32 = 0
-            EVP_DigestFinal_ex(pointer, &digest, &length)
+            var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+            SHA256_Final(&digest, &state)
             return digest
         }
     }

@@ -23,6 +23,17 @@ import TrapperCore
         #expect(output.hasPrefix(SHA256.hex(digest)))
     }
 
+    @Test func aDigestWorkedOutOnAnotherThreadIsTheSameAskedTwice() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID().uuidString)")
+        let bytes = (0..<2_000_003).map { UInt8(truncatingIfNeeded: $0 &* 13 ^ ($0 >> 7)) }
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let pending = FileDigest.Pending(path: file.path)
+        #expect(try pending.value() == SHA256.hash(bytes))
+        #expect(try pending.value() == SHA256.hash(bytes))
+        #expect(throws: FileDigest.Failure.self) { try FileDigest.Pending(path: "/nonexistent/\(UUID().uuidString)").value() }
+    }
+
     @Test func anUnreadableFileIsAFailure() {
         #expect(throws: FileDigest.Failure.self) { try FileDigest.sha256(path: "/nonexistent/\(UUID().uuidString)") }
     }
