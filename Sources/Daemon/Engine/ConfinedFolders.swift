@@ -68,6 +68,7 @@ public struct ConfinedFolders: Sendable {
     public func syncFolder(_ path: String) throws(Durable.Failure) { try root(for: path).syncFolder(path) }
     public func replace(_ path: String, with data: Data) throws(Durable.Failure) { try root(for: path).replace(path, with: data) }
     public func remove(_ path: String) throws(Durable.Failure) { try root(for: path).remove(path) }
+    public func remove(_ path: String, durable: Bool) throws(Durable.Failure) { try root(for: path).remove(path, durable: durable) }
     public func truncate(_ path: String, to length: Int) throws(Durable.Failure) { try root(for: path).truncate(path, to: length) }
 
     public func link(_ source: String, to destination: String) throws(Durable.Failure) {

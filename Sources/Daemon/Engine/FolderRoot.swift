@@ -197,7 +197,8 @@ public final class FolderRoot: @unchecked Sendable {
     }
 
     /// Removes the file or symlink at `path` (never what a link points at); a name already gone is fine.
-    public func remove(_ path: String) throws(Durable.Failure) {
+    /// Removes the file at `path`; `durable`: the removal is synced before this returns.
+    public func remove(_ path: String, durable: Bool = true) throws(Durable.Failure) {
         let folder: Int32
         let name: String
         do { (folder, name) = try parent(of: path) } catch { if error.code == ENOENT { return } else { throw error } }
@@ -205,7 +206,7 @@ public final class FolderRoot: @unchecked Sendable {
         guard unlinkat(folder, name, 0) == 0 || errno == ENOENT else {
             throw Durable.Failure(step: "remove", path: path, code: errno)
         }
-        try syncFolder((path as NSString).deletingLastPathComponent)
+        if durable { try syncFolder((path as NSString).deletingLastPathComponent) }
     }
 
     /// Cuts the file at `path` back to `length` bytes and makes that durable.

@@ -108,7 +108,7 @@ extension TargetStore {
             try remember(key, target, TargetState.Span.read(target, base: base, end: end), record)
             remembered = true
             CrashPoint.afterState.hit()
-            try clearJournal(key)
+            try clearJournal(key, durable: false)
             return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: repairNote)
         } catch {
             // Once the state says the revision is there, it stays (recovery clears the journal).
