@@ -31,19 +31,22 @@ def timed(command, prepare=None, runs=5):
         peaks.append(int(result.stderr.strip().splitlines()[-1]))
     return statistics.median(times), max(peaks)
 
-def started(command, prepare=None, runs=40):
-    """Median wall time of `command` over `runs` runs, without /usr/bin/time, whose own fork and exec
-    would be much of the few milliseconds measured; `prepare` runs untimed before each."""
-    times = []
+def started(commands, prepare=None, runs=40):
+    """Median wall time of each of `commands`, run in turn in each of `runs` rounds (so that all see
+    the same machine: these are a few milliseconds, and this machine's pace drifts between seconds),
+    without /usr/bin/time, whose own fork and exec would be much of what is measured. `prepare`
+    runs untimed before each round."""
+    times = [[] for _ in commands]
     for _ in range(runs):
         if prepare:
             prepare()
-        start = time.perf_counter()
-        result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        times.append(time.perf_counter() - start)
-        if result.returncode != 0:
-            sys.exit(f"failed: {' '.join(command)}\n{result.stderr}")
-    return statistics.median(times)
+        for command, recorded in zip(commands, times):
+            start = time.perf_counter()
+            result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            recorded.append(time.perf_counter() - start)
+            if result.returncode != 0:
+                sys.exit(f"failed: {' '.join(command)}\n{result.stderr}")
+    return [statistics.median(recorded) for recorded in times]
 
 def scan_like_jpeg(path, seed):
     """An A4 page at 300 dpi with texture, so it weighs what a real scan does (about 1.4 MB)."""
@@ -128,11 +131,11 @@ def main():
             return prepare
         base_10 = os.path.join(work, "base-10.pdf")
 
-        starts = 40
-        print(f"\n# start-up; median of {starts} runs")
-        t_help = started([binary, "help"], runs=starts)
-        t_version = started(["qpdf", "--version"], runs=starts)
-        t_ingest = started([binary, "ingest", "--to", target, small, "--state-dir", state], fresh(base_10), starts)
+        starts = 100
+        print(f"\n# start-up; median of {starts} rounds, each command once a round after the same preparation")
+        t_version, t_help, t_ingest = started(
+            [["qpdf", "--version"], [binary, "help"], [binary, "ingest", "--to", target, small, "--state-dir", state]],
+            fresh(base_10), starts)
         print(f"pdftrapper help {t_help * 1e3:.1f} ms, qpdf --version {t_version * 1e3:.1f} ms: "
               f"{t_help / t_version:.2f} (goal <= 2)")
         print(f"pdftrapper ingest of one small JPEG onto 10 pages {t_ingest * 1e3:.1f} ms, qpdf --version "
