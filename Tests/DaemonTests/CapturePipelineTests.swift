@@ -217,4 +217,33 @@ import TrapperCore
         #expect(recorder.events.map(\.pages.count) == [3] && recorder.events.first?.inputs.count == 3)
         #expect(spool.leftOver().isEmpty, "the batch left the spool")
     }
+
+    /// A batch recovered after a crash (its target written down, its revision not yet made) goes in
+    /// whole, even a page the same as one the target already holds: a blank sheet, a form scanned again.
+    @Test func aRecoveredScanBatchKeepsAPageTheTargetAlreadyHas() throws {
+        let setup = try Setup(rules: """
+            [profile.feeder]
+            source = "adf"
+            target = "Scans.pdf"
+
+            """)
+        let spool = ScanSpool(stateDir: setup.config.daemon.stateDir)
+        let page = setup.config.inbox.path + "/page.jpg", other = setup.config.inbox.path + "/other.jpg"
+        try TestImages.make(page, width: 150)
+        try TestImages.make(other, width: 170)
+        func batch(_ pages: [String]) throws -> ScanSpool.Batch {
+            let batch = try spool.start(profile: "feeder", button: nil, device: "fake:0", targetOverride: nil)
+            for path in pages { try batch.addPage(Array(try Data(contentsOf: URL(fileURLWithPath: path))), fileExtension: "jpg") }
+            try batch.markComplete()
+            return batch
+        }
+        let target = setup.config.library.root + "/Scans.pdf"
+        #expect(ScanCommit(config: setup.config, store: setup.store).commit(try batch([page])).result == .ingested)
+        // The next batch was routed and written down, then the daemon stopped before its revision.
+        let second = try batch([page, other])
+        try second.pin(target: target, prepend: false, rule: "profile feeder")
+        let recovered = ScanCommit(config: setup.config, store: setup.store).commit(second)
+        #expect(recovered.result == .ingested && recovered.pages == 2, "\(recovered)")
+        try PDFReaders.requireAllAgree(target, pages: 3)
+    }
 }

@@ -58,7 +58,10 @@ public struct ScanCommit {
         var capture = Capture(batch.pagePaths.map { CaptureInput(path: $0, name: label, plan: plan) }, label: label)
         capture.whole = true
         capture.blankIsEmpty = true
-        capture.recovering = recovering
+        // A recovered batch's one revision was looked for by its note above; skipping its pages by
+        // digest would drop a page the same as one already there (a blank sheet, a form scanned
+        // again). A split batch's documents are each found by their digest in their own new file.
+        capture.recovering = recovering && plan.separator != nil
         capture.note = note
         var wayIn = ScanWayIn(commit: self, batch: batch)
         return pipeline.commit(capture, from: &wayIn).first
