@@ -190,6 +190,10 @@ struct CommandLineWayIn: CaptureWayIn {
     func unpin(_ capture: Capture) {}
 
     func dispose(_ finished: [(input: CaptureInput, outcome: JobOutcome)], of capture: Capture) -> [JobOutcome] {
+        // A front and back pass whose page counts differ went in as they are: say why.
+        if capture.pair, let reason = finished.first?.outcome.reason, reason.hasPrefix("not collated") {
+            context.err("pdftrapper ingest: \(reason)")
+        }
         for (input, outcome) in finished where outcome.result == .duplicate {
             context.err("pdftrapper ingest: \(input.path): already in \(outcome.target ?? "the target"); not added again")
         }

@@ -86,6 +86,23 @@ import Testing
         #expect(history.split(separator: "\n").count == 2, "the pair as one revision, the odd one as another: \(history)")
     }
 
+    @Test func onTheCommandLinePassesOfDifferentLengthsGoInAsTheyAreAndItSaysSo() throws {
+        let scratch = try config(window: "30m")
+        for (name, widths) in [("front.tiff", [100, 300]), ("back.tiff", [600, 400, 200])] {
+            _ = try Python.run("""
+                import sys
+                from PIL import Image
+                pages = [Image.new("L", (int(w), 60), 255) for w in sys.argv[2].split(",")]
+                pages[0].save(sys.argv[1], save_all=True, append_images=pages[1:], dpi=(72, 72))
+                """, [scratch.path + "/" + name, widths.map(String.init).joined(separator: ",")])
+        }
+        let run = try Binary.run(["ingest", "--config", "config.toml", "front.tiff", "back.tiff"], in: scratch.url)
+        #expect(run.status == 0, "\(run)")
+        #expect(try widths(scratch) == [100, 300, 600, 400, 200])
+        #expect(run.stderr.contains("not collated: ") && run.stderr.contains("front.tiff has 2 pages and ")
+                && run.stderr.contains("back.tiff 3; both went in as they are"), "\(run.stderr)")
+    }
+
     @Test func passesOfDifferentLengthsGoInAsTheyAre() throws {
         let (scratch, daemon) = try world(window: "30m")
         try drop(scratch, "front.tiff", widths: [100, 300])
