@@ -27,7 +27,7 @@ struct RuleReader {
             let collate = table.choice("collate", default: Collation.none)
             let collateWindow = table.node("collate_window").flatMap { _ in table.seconds("collate_window") }
             let oneSided = table.strings("one_sided")
-            if let oneSided, collate != .doubleSided, let node = table.table["one_sided"] {
+            if oneSided != nil, collate != .doubleSided, let node = table.table["one_sided"] {
                 log.add("\(table.qualified("one_sided")) names one-sided inputs of a double-sided rule: it needs "
                         + "collate = \"double-sided\"", at: node.location)
             }

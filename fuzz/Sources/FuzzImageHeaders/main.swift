@@ -1,7 +1,7 @@
 import CFuzzerDriver
 import TrapperCore
 
-/// The image parsers on arbitrary bytes: `ImageFormat.sniff`, the inbox's completeness check, then the JPEG, PNG, TIFF and PNM
+/// The image parsers on arbitrary bytes: `FileKind.sniff`, the inbox's completeness check, then the JPEG, PNG, TIFF and PNM
 /// readers (every one, whatever the sniff says, so each sees every input), each of which may
 /// throw `ImageInputError`, never crash or allocate past `limits`. What parses becomes a page and a
 /// one-page PDF, as ingesting it would: PNG samples unfiltered, CCITT strips cut out, sizes and
@@ -9,7 +9,6 @@ import TrapperCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImageHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    _ = ImageFormat.sniff(bytes)
     _ = FileKind.sniff(bytes)
     // The inbox's completeness check, for every kind whatever the sniff says.
     let source = PDFMemorySource(bytes)
