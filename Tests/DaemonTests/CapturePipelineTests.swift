@@ -179,26 +179,33 @@ import TrapperCore
         #expect(queue.pending().count == 1)
     }
 
+    static let feeder = """
+        [profile.feeder]
+        source = "adf"
+        target = "Scans.pdf"
+
+        """
+
+    /// A finished scan batch of the feeder profile in `setup`'s spool, one page per image file.
+    static func scanBatch(_ setup: Setup, _ pages: [String]) throws -> ScanSpool.Batch {
+        let batch = try ScanSpool(stateDir: setup.config.daemon.stateDir).start(profile: "feeder", button: nil, device: "fake:0",
+                                                                              targetOverride: nil)
+        for path in pages { try batch.addPage(Array(try Data(contentsOf: URL(fileURLWithPath: path))), fileExtension: "jpg") }
+        try batch.markComplete()
+        return batch
+    }
+
     /// A scan batch goes in whole: one page that breaks sends the batch to quarantine and leaves the
     /// target as it was; the same pages unbroken are one revision, told once, and leave the spool.
     @Test func aScanBatchGoesInWholeOrNotAtAll() throws {
-        let setup = try Setup(rules: """
-            [profile.feeder]
-            source = "adf"
-            target = "Scans.pdf"
-
-            """)
+        let setup = try Setup(rules: Self.feeder)
         let spool = ScanSpool(stateDir: setup.config.daemon.stateDir)
-        func batch() throws -> ScanSpool.Batch {
-            let batch = try spool.start(profile: "feeder", button: nil, device: "fake:0", targetOverride: nil)
-            for width in [150, 160, 170] {
-                let page = setup.config.inbox.path + "/page-\(width).jpg"
-                try TestImages.make(page, width: width)
-                try batch.addPage(Array(try Data(contentsOf: URL(fileURLWithPath: page))), fileExtension: "jpg")
-            }
-            try batch.markComplete()
-            return batch
+        let pages = try [150, 160, 170].map { width in
+            let page = setup.config.inbox.path + "/page-\(width).jpg"
+            try TestImages.make(page, width: width)
+            return page
         }
+        func batch() throws -> ScanSpool.Batch { try Self.scanBatch(setup, pages) }
         let target = setup.config.library.root + "/Scans.pdf"
         let broken = try batch()
         let recorder = Recorder()
@@ -221,22 +228,11 @@ import TrapperCore
     /// A batch recovered after a crash (its target written down, its revision not yet made) goes in
     /// whole, even a page the same as one the target already holds: a blank sheet, a form scanned again.
     @Test func aRecoveredScanBatchKeepsAPageTheTargetAlreadyHas() throws {
-        let setup = try Setup(rules: """
-            [profile.feeder]
-            source = "adf"
-            target = "Scans.pdf"
-
-            """)
-        let spool = ScanSpool(stateDir: setup.config.daemon.stateDir)
+        let setup = try Setup(rules: Self.feeder)
         let page = setup.config.inbox.path + "/page.jpg", other = setup.config.inbox.path + "/other.jpg"
         try TestImages.make(page, width: 150)
         try TestImages.make(other, width: 170)
-        func batch(_ pages: [String]) throws -> ScanSpool.Batch {
-            let batch = try spool.start(profile: "feeder", button: nil, device: "fake:0", targetOverride: nil)
-            for path in pages { try batch.addPage(Array(try Data(contentsOf: URL(fileURLWithPath: path))), fileExtension: "jpg") }
-            try batch.markComplete()
-            return batch
-        }
+        func batch(_ pages: [String]) throws -> ScanSpool.Batch { try Self.scanBatch(setup, pages) }
         let target = setup.config.library.root + "/Scans.pdf"
         #expect(ScanCommit(config: setup.config, store: setup.store).commit(try batch([page])).result == .ingested)
         // The next batch was routed and written down, then the daemon stopped before its revision.

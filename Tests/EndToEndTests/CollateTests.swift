@@ -30,7 +30,8 @@ import Testing
     }
 
     /// A multi-page TIFF whose pages are `widths` points wide (72 dpi), dropped into the inbox.
-    func drop(_ scratch: Scratch, _ name: String, widths: [Int]) throws {
+    /// A TIFF of white pages `widths` points wide (the widths tell pages apart), in the scratch folder.
+    func tiff(_ scratch: Scratch, _ name: String, widths: [Int]) throws {
         _ = try Python.run("""
             import sys
             from PIL import Image
@@ -38,6 +39,10 @@ import Testing
             pages = [Image.new("L", (w, 60), 255) for w in widths]
             pages[0].save(sys.argv[1], save_all=True, append_images=pages[1:], dpi=(72, 72))
             """, [scratch.path + "/" + name, widths.map(String.init).joined(separator: ",")])
+    }
+
+    func drop(_ scratch: Scratch, _ name: String, widths: [Int]) throws {
+        try tiff(scratch, name, widths: widths)
         try FileManager.default.moveItem(atPath: scratch.path + "/" + name, toPath: scratch.path + "/inbox/" + name)
     }
 
@@ -71,12 +76,7 @@ import Testing
     @Test func ingestCollatesTheNextInputOfTheRule() throws {
         let scratch = try config(window: "30m")
         for (name, widths) in [("front.tiff", [100, 300]), ("back.tiff", [400, 200]), ("odd.tiff", [700])] {
-            _ = try Python.run("""
-                import sys
-                from PIL import Image
-                pages = [Image.new("L", (int(w), 60), 255) for w in sys.argv[2].split(",")]
-                pages[0].save(sys.argv[1], save_all=True, append_images=pages[1:], dpi=(72, 72))
-                """, [scratch.path + "/" + name, widths.map(String.init).joined(separator: ",")])
+            try tiff(scratch, name, widths: widths)
         }
         let run = try Binary.run(["ingest", "--config", "config.toml", "front.tiff", "back.tiff", "odd.tiff"], in: scratch.url)
         #expect(run.status == 0, "\(run)")
@@ -89,12 +89,7 @@ import Testing
     @Test func onTheCommandLinePassesOfDifferentLengthsGoInAsTheyAreAndItSaysSo() throws {
         let scratch = try config(window: "30m")
         for (name, widths) in [("front.tiff", [100, 300]), ("back.tiff", [600, 400, 200])] {
-            _ = try Python.run("""
-                import sys
-                from PIL import Image
-                pages = [Image.new("L", (int(w), 60), 255) for w in sys.argv[2].split(",")]
-                pages[0].save(sys.argv[1], save_all=True, append_images=pages[1:], dpi=(72, 72))
-                """, [scratch.path + "/" + name, widths.map(String.init).joined(separator: ",")])
+            try tiff(scratch, name, widths: widths)
         }
         let run = try Binary.run(["ingest", "--config", "config.toml", "front.tiff", "back.tiff"], in: scratch.url)
         #expect(run.status == 0, "\(run)")

@@ -80,7 +80,7 @@ public struct CapturePipeline {
                 try wayIn.pin([target], for: capture)
             } catch {
                 wayIn.unpin(capture)
-                return ready.map { JobOutcome(input: $0.input.name, result: .retryLater, rule: plan.rule, reason: "\(error)", date: now) }
+                return later(ready.map(\.input), plan, reason: "\(error)", now)
             }
         }
         while !ready.isEmpty {
@@ -103,10 +103,7 @@ public struct CapturePipeline {
             } catch let error as EngineError {
                 if case .io = error {
                     // A full disk, say: the inputs stay where the way in keeps them, for a later try.
-                    outcomes += ready.map {
-                        JobOutcome(input: $0.input.name, result: .retryLater, rule: plan.rule, target: target,
-                                   reason: error.description, date: now)
-                    }
+                    outcomes += later(ready.map(\.input), plan, target: target, reason: error.description, now)
                 } else {
                     outcomes += wayIn.refuse(ready.map(\.input), of: capture, because: error)
                 }
@@ -166,7 +163,7 @@ public struct CapturePipeline {
         do {
             try wayIn.pin(targets, for: capture)
         } catch {
-            return inputs.map { JobOutcome(input: $0.name, result: .retryLater, rule: plan.rule, reason: "\(error)", date: now) }
+            return later(inputs, plan, reason: "\(error)", now)
         }
         var written: [String] = []
         for (document, target) in zip(documents, targets) {
@@ -184,10 +181,7 @@ public struct CapturePipeline {
                 let done = written.isEmpty ? "" : "; documents 1 to \(written.count) are in \(written.joined(separator: ", "))"
                 if case .io = error {
                     // The targets stay written down: the next try writes the rest to the same files.
-                    return inputs.map {
-                        JobOutcome(input: $0.name, result: .retryLater, rule: plan.rule, target: target,
-                                   reason: error.description + done, date: now)
-                    }
+                    return later(inputs, plan, target: target, reason: error.description + done, now)
                 }
                 wayIn.unpin(capture)
                 return wayIn.refuse(inputs, of: capture, because: .badInput(name: document.name, reason: "\(error)" + done))
@@ -201,6 +195,14 @@ public struct CapturePipeline {
         }, of: capture)
         wayIn.unpin(capture)
         return outcomes
+    }
+
+    /// A temporary problem (a full disk, say): the inputs stay where the way in keeps them (the
+    /// claims, the spool) and are tried again later.
+    private func later(_ inputs: [CaptureInput], _ plan: RoutePlan, target: String? = nil, reason: String, _ now: Date)
+        -> [JobOutcome]
+    {
+        inputs.map { JobOutcome(input: $0.name, result: .retryLater, rule: plan.rule, target: target, reason: reason, date: now) }
     }
 
     /// Stage 7: the revision is durable; everyone who subscribed hears of it.
