@@ -6,7 +6,7 @@ import PackageDescription
 
 /// A C library from Debian, seen through a module map. `pkgConfig` adds the include paths a
 /// library's headers need; the link line lives in the module map. The heavy libraries (tesseract,
-/// leptonica, poppler, zbar, qpdf, SANE) are not linked at all but opened on first use, their
+/// leptonica, poppler, zbar, qpdf, SANE, libmicrohttpd) are not linked at all but opened on first use, their
 /// shims listing the functions to look up (Sources/CLinux/lazy.h); they take no `pkgConfig`, which
 /// would link them.
 func shim(_ name: String, pkgConfig: String? = nil, apt: String) -> Target {
@@ -49,6 +49,7 @@ let package = Package(
         shim("CSystemd", apt: "libsystemd-dev"),
         shim("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         shim("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        shim("CMicroHTTPD", apt: "libmicrohttpd-dev"),
         // openat2(2) and renameat2(2), which glibc 2.36 does not wrap: the kernel confines paths beneath a folder.
         shim("CLinux", apt: "linux-libc-dev"),
 
@@ -61,7 +62,10 @@ let package = Package(
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
 
-        .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning"]),
+        // The workspace: HTTP through libmicrohttpd, sessions, routes, live events; its pages are in web/.
+        .target(name: "Web", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Hashing", "CMicroHTTPD"]),
+
+        .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning", "Web"]),
 
         // Test helpers every test target shares: the independent PDF readers, the corpus, processes.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -71,6 +75,7 @@ let package = Package(
         .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "PDFAccess", "TestSupport"]),
+        .testTarget(name: "WebTests", dependencies: ["Web", "Daemon", "TrapperCore", "TestSupport"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "TrapperCore"]),
         // Runs the real binary, as a user would.
         .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "TestSupport"]),

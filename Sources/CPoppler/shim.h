@@ -8,7 +8,7 @@
 #define TRAPPER_POPPLER_FUNCTIONS(X) \
     X(poppler_get_version) X(poppler_document_new_from_file) X(poppler_document_get_n_pages) \
     X(poppler_document_get_page) X(poppler_page_get_size) X(poppler_page_get_text) X(poppler_page_render) \
-    X(poppler_page_find_text_with_options) X(poppler_rectangle_find_get_match_continued) X(poppler_rectangle_free) \
+    X(poppler_page_find_text_with_options) X(poppler_page_get_text_layout) X(poppler_rectangle_find_get_match_continued) X(poppler_rectangle_free) \
     X(g_object_unref) X(g_error_free) X(g_free) X(g_list_free_full) \
     X(cairo_image_surface_create) X(cairo_image_surface_get_data) X(cairo_image_surface_get_stride) \
     X(cairo_surface_flush) X(cairo_surface_status) X(cairo_surface_destroy) X(cairo_create) X(cairo_destroy) \

@@ -30,15 +30,28 @@ public final class InboxDaemon {
     var editWorkers: EditWorkers!
     /// Started once the daemon is set up, so that OCR of what was queued before it ran goes on.
     var ocrWorkers: OCRWorkers?
+    /// What runs beside the loop (the workspace, with `[web]`), hearing of every revision.
+    var companion: (any Companion)?
 
     /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
-    public static func run(configPath: String, environment: [String: String]) -> ExitCode {
+    /// `companion` starts what serves beside the daemon (the workspace) once the daemon is set up.
+    public static func run(configPath: String, environment: [String: String], companion: CompanionStarter? = nil) -> ExitCode {
         let signals = Signals()
         let daemon: InboxDaemon
         do {
             daemon = try InboxDaemon(configPath: configPath, environment: environment, signals: signals)
         } catch {
             return error
+        }
+        if let companion {
+            do {
+                daemon.companion = try companion(daemon.config, daemon.editWorkers, daemon.log)
+            } catch {
+                daemon.log.log(.error, "pdftrapper: \(error)")
+                daemon.editWorkers.stop()
+                return .unavailable
+            }
+            if let feed = daemon.companion { daemon.inbox.pipeline.followUps = .standard(daemon.store, live: feed) }
         }
         return daemon.loop()
     }
@@ -105,6 +118,7 @@ public final class InboxDaemon {
                     // The scripts in hand are stopped at once (each is one revision, or nothing: the
                     // journal rolls back what one had half-written); they stay claimed for the next
                     // start. OCR in hand stays queued.
+                    companion?.stop()
                     editWorkers.stop()
                     reportEditScripts()
                     ocrWorkers?.stop()
@@ -177,6 +191,7 @@ public final class InboxDaemon {
             }
             if freshInbox.claims != inbox.claims { for outcome in freshInbox.recoverClaims() { report(outcome) } }
             freshInbox.carryOver(from: inbox)
+            if let companion { freshInbox.pipeline.followUps = .standard(freshStore, live: companion) }
             config = fresh
             ocrWorkers?.poke(config: fresh)
             log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
@@ -298,6 +313,9 @@ public final class InboxDaemon {
             log.log(outcome.applied == nil ? .warning : .info, "pdftrapper: edit script " + outcome.summary, fields: fields)
             status.record(JobOutcome(input: script.relativePath, result: .edit, target: outcome.applied?.target,
                                      end: outcome.applied?.end, reason: outcome.summary))
+            if let applied = outcome.applied {
+                companion?.revisionLanded(target: applied.target, end: applied.end, operation: applied.operations.first ?? "edit")
+            }
             if outcome.applied == nil {
                 for problem in outcome.problems.dropFirst() { log.log(.warning, "pdftrapper:   \(problem)") }
             }
@@ -310,7 +328,9 @@ public final class InboxDaemon {
 
     /// Scans go in through the same store as the inbox, in this loop, so they never interleave with
     /// an inbox job on one target.
-    var scanCommit: ScanCommit { ScanCommit(config: config, store: store) }
+    var scanCommit: ScanCommit {
+        ScanCommit(config: config, store: store, followUps: companion.map { .standard(store, live: $0) })
+    }
 
     /// What the scanner agent said: its status for systemd, and whole batches to append.
     private func takeScans() {
@@ -361,7 +381,7 @@ public final class InboxDaemon {
     }
 
     /// This program, for starting the agent.
-    static var executable: String {
+    public static var executable: String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return CommandLine.arguments[0] }
@@ -395,6 +415,7 @@ public final class InboxDaemon {
         }
         status.held = held.isEmpty ? nil : held
         try? status.save(stateDir: config.daemon.stateDir)
+        companion?.statusChanged()
     }
 
     /// A config others may write names where every page goes: say so at start (the daemon still
@@ -410,12 +431,12 @@ public final class InboxDaemon {
     }
 
     /// The daemon's store writes only beneath the configured folders (ConfinedFolders).
-    static func openStore(_ config: Config) throws -> TargetStore {
+    public static func openStore(_ config: Config) throws -> TargetStore {
         try TargetStore.open(state: StateDirectory.forLibrary(config), folders: try ConfinedFolders.daemon(config))
     }
 
     /// The folders the config names, made when missing (a fresh install starts with none).
-    static func makeFolders(_ config: Config) throws {
+    public static func makeFolders(_ config: Config) throws {
         for folder in [config.inbox.path, config.inbox.archive, config.inbox.quarantine, config.library.root,
                        config.daemon.stateDir, config.edits.path] {
             try Durable.makeFolder(folder)
@@ -424,7 +445,7 @@ public final class InboxDaemon {
 
     /// Names this daemon's claims: stable across restarts on one host with one state folder, distinct
     /// for a second daemon on a shared inbox.
-    static func instance(_ config: Config) -> String {
+    public static func instance(_ config: Config) -> String {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
         return host + "-" + String(StateDirectory.key(for: config.daemon.stateDir).prefix(8))
     }

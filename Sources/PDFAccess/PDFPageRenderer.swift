@@ -62,6 +62,44 @@ public final class PDFPageRenderer {
         return String(cString: text)
     }
 
+    /// The page's words as poppler reads them, each with the box it covers on the page as shown
+    /// (crop box, rotation applied), in points with y down from the top-left corner, in reading order.
+    public func words(ofPage index: Int) throws(Failure) -> [(text: String, box: Rect)] {
+        guard let page = poppler.poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
+        defer { poppler.g_object_unref(UnsafeMutableRawPointer(page)) }
+        guard let text = poppler.poppler_page_get_text(page) else { return [] }
+        defer { poppler.g_free(text) }
+        var rectangles: UnsafeMutablePointer<PopplerRectangle>?
+        var count: guint = 0
+        guard poppler.poppler_page_get_text_layout(page, &rectangles, &count) != 0, let rectangles else { return [] }
+        defer { poppler.g_free(rectangles) }
+        // One rectangle for each character of the page's text, in the same order.
+        var words: [(text: String, box: Rect)] = []
+        var word = "", box: Rect?
+        func finish() {
+            if let box, !word.isEmpty { words.append((word, box)) }
+            (word, box) = ("", nil)
+        }
+        for (offset, character) in String(cString: text).unicodeScalars.enumerated() {
+            guard offset < Int(count) else { break }
+            if character.properties.isWhitespace {
+                finish()
+                continue
+            }
+            let r = rectangles[offset]
+            let rect = Rect(x0: r.x1, y0: r.y1, x1: r.x2, y1: r.y2)
+            word.unicodeScalars.append(character)
+            box = box.map { $0.union(rect) } ?? rect
+        }
+        finish()
+        return words
+    }
+
+    /// The page `pixels` wide (the workspace's page images and thumbnails).
+    public func render(page index: Int, width pixels: Int, color: Bool = true) throws(Failure) -> Rendered {
+        try render(page: index, color: color) { width, _ in Double(pixels) / max(width, 1) }
+    }
+
     /// The page at `dpi`: 8-bit grey (what OCR and the separator sheets read), or RGB with `color`
     /// (a preview).
     public func render(page index: Int, dpi: Int, color: Bool = false) throws(Failure) -> Rendered {

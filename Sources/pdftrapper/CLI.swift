@@ -10,7 +10,7 @@ enum CLI {
     /// Only commands that work are listed here.
     static let commands: [any Command.Type] = [
         RunCommand.self, StatusCommand.self, IngestCommand.self, ScanCommand.self, DevicesCommand.self, ApplyCommand.self, AnnotationsCommand.self, HistoryCommand.self, PreviewCommand.self, UndoCommand.self, RedoCommand.self, CompactCommand.self, RecoverCommand.self,
-        CheckConfigCommand.self, ExplainCommand.self, OCRCommand.self,
+        CheckConfigCommand.self, ExplainCommand.self, OCRCommand.self, ServeCommand.self, WebURLCommand.self,
     ]
 
     /// Commands for the daemon's own use: found, but not listed.

@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import TrapperCore
+import Web
 
 /// `pdftrapper run`: the daemon, in the foreground (systemd's Type=notify, or a terminal).
 enum RunCommand: Command {
@@ -30,7 +31,14 @@ enum RunCommand: Command {
         }
         let file = arguments.options["--config"].map(context.absolute)
             ?? ConfigLocation.find(environment: context.environment) { FileManager.default.fileExists(atPath: $0) }
-        return InboxDaemon.run(configPath: file, environment: context.environment)
+        // With [web], the workspace serves beside the daemon and hears of every revision it makes.
+        return InboxDaemon.run(configPath: file, environment: context.environment) { config, edits, log in
+            guard let web = config.web else { return nil }
+            let workspace = try Workspace(config: config, edits: edits)
+            try workspace.start()
+            log.log(.notice, "pdftrapper: workspace on \(web.listen); `pdftrapper web-url` prints the address to log in with")
+            return workspace
+        }
     }
 }
 

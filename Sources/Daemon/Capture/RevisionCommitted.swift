@@ -56,3 +56,38 @@ public struct OCRFollowUp: RevisionSubscriber {
         }
     }
 }
+
+/// Whoever shows the library live (the workspace): told of every revision, whatever made it (a
+/// capture, an edit, undo or redo), and of every change of the daemon's status. It must return at
+/// once; what it does with the news is its own affair.
+public protocol LiveFeed: AnyObject, Sendable {
+    func revisionLanded(target: String, end: Int, operation: String)
+    func statusChanged()
+}
+
+/// Passes each capture's revision on to the live view.
+public struct LiveFollowUp: RevisionSubscriber {
+    let feed: any LiveFeed
+
+    public init(_ feed: any LiveFeed) { self.feed = feed }
+
+    public func revisionCommitted(_ event: RevisionCommitted) {
+        feed.revisionLanded(target: event.target, end: event.end, operation: event.created ? "created" : "ingest")
+    }
+}
+
+extension FollowUps {
+    /// The standard follow-ups, and the live view when there is one.
+    public static func standard(_ store: TargetStore, live: (any LiveFeed)?) -> FollowUps {
+        FollowUps(standard(store).subscribers + (live.map { [LiveFollowUp($0)] } ?? []))
+    }
+}
+
+/// What serves beside the daemon's loop (the workspace): it hears of every revision and status
+/// change, and is stopped before the daemon stops.
+public protocol Companion: LiveFeed {
+    func stop()
+}
+
+/// Starts the companion with the daemon's config, edit workers and log, once the daemon is set up.
+public typealias CompanionStarter = (Config, EditWorkers, any EventLog) throws -> (any Companion)?

@@ -38,6 +38,13 @@ public enum EditApply {
                            maxPages: Int = LimitsSettings().maxPagesAfterEdit, date: Date = Date()) throws -> Applied {
         if let only = script.edits.first, script.edits.count == 1 {
             switch only.operation {
+            case .undo, .redo:
+                // An undo written against a revision undoes that one, or nothing.
+                try checkBase(script)
+            default:
+                break
+            }
+            switch only.operation {
             case .undo(let steps):
                 let undone = try store.undo(target: script.target, steps: steps)
                 return Applied(target: script.target, end: undone.last?.base ?? 0,

@@ -7,12 +7,12 @@ import TrapperCore
 /// Inbox jobs and scans on the same target wait on the target's lock, as they do for each other.
 /// The loop hands scripts in with `submit` and reports what `finished` gives back; a stop kills the
 /// workers at once (`stop`): a script cut short stays claimed and is applied at the next start.
-final class EditWorkers: @unchecked Sendable {
-    struct Finished: Sendable, Codable {
-        var relativePath: String
-        var outcome: EditJob.Outcome
+public final class EditWorkers: @unchecked Sendable {
+    public struct Finished: Sendable, Codable {
+        public var relativePath: String
+        public var outcome: EditJob.Outcome
         /// The store's log lines (repairs, roll-backs) while it ran.
-        var storeLog: [String]
+        public var storeLog: [String]
     }
 
     private let lock = NSLock()
@@ -33,13 +33,43 @@ final class EditWorkers: @unchecked Sendable {
         self.openStore = openStore
     }
 
+    /// The workers of a process that is not the daemon (`pdftrapper serve`): the same worker
+    /// program, config and limits.
+    public convenience init(configPath: String, environment: [String: String]) {
+        self.init(process: EditProcess(executable: InboxDaemon.executable, configPath: configPath, environment: environment),
+                  openStore: { try InboxDaemon.openStore($0) })
+    }
+
     /// Queues the script at `path` (below the edits folder) with the config in force now.
     func submit(path: String, relativePath: String, config: Config) {
+        enqueue(path: path, relativePath: relativePath, config: config) { _ in }
+    }
+
+    /// Applies the script at `path` (a claim already: the workspace writes its scripts there) on
+    /// the same queue, in the same worker, as a script dropped into the edits folder, and waits
+    /// for what became of it. The daemon's loop reports it too, as it reports every script. Nil
+    /// when the daemon is stopping (the script stays claimed, and is applied at the next start).
+    public func applyAndWait(path: String, relativePath: String, config: Config) -> Finished? {
+        final class Answer: @unchecked Sendable {
+            let ready = DispatchSemaphore(value: 0)
+            var finished: Finished?
+        }
+        let answer = Answer()
+        guard enqueue(path: path, relativePath: relativePath, config: config, then: { answer.finished = $0; answer.ready.signal() }) else {
+            return nil
+        }
+        answer.ready.wait()
+        return answer.finished
+    }
+
+    @discardableResult
+    private func enqueue(path: String, relativePath: String, config: Config,
+                         then: @escaping @Sendable (Finished?) -> Void) -> Bool {
         let queue: DispatchQueue
         lock.lock()
         guard !stopping, inFlight.insert(path).inserted else {
             lock.unlock()
-            return
+            return false
         }
         let key = Self.target(of: path, config: config) ?? path
         if let existing = queues[key] {
@@ -58,8 +88,10 @@ final class EditWorkers: @unchecked Sendable {
             if let finished { done.append(finished) }
             inFlight.remove(path)
             lock.unlock()
+            then(finished)
             running.leave()
         }
+        return true
     }
 
     /// Claims the script, runs the worker on it, and files it in failed/ when the worker overran or
@@ -114,7 +146,7 @@ final class EditWorkers: @unchecked Sendable {
     }
 
     /// Stops every worker at once and waits for their queues to notice (well within a second).
-    func stop() {
+    public func stop() {
         lock.lock()
         stopping = true
         lock.unlock()
@@ -122,7 +154,7 @@ final class EditWorkers: @unchecked Sendable {
     }
 
     /// What has finished since the last call, in the order it finished.
-    func finished() -> [Finished] {
+    public func finished() -> [Finished] {
         lock.lock()
         defer { lock.unlock() }
         let taken = done

@@ -13,7 +13,7 @@ public struct SignatureLibrary {
     public static let maximumBytes = 8 << 20
 
     /// The signatures folder is read beneath its own descriptor: a link in it leads nowhere.
-    let root: FolderRoot?
+    public let root: FolderRoot?
 
     public init(folder: String) {
         self.folder = folder

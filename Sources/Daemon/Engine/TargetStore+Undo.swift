@@ -53,6 +53,13 @@ extension TargetStore {
         return record
     }
 
+    /// Whether `redo` would put a revision back: one was undone, and the file still ends where the undo left it.
+    public func canRedo(target: String) -> Bool {
+        let targetState = TargetState.load(statePath(StateDirectory.key(for: target)), target: target)
+        guard let undone = targetState.redo.last, let length = fileLength(target) else { return false }
+        return length == undone.span.base
+    }
+
     /// Puts back the most recently undone revision, byte for byte.
     public func redo(target: String) throws(EngineError) -> RevisionRecord {
         let (lock, key) = try self.lock(target)

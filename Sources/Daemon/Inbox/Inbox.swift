@@ -16,7 +16,7 @@ public struct Inbox {
     public var config: Config
     let store: TargetStore
     let router: Router
-    let pipeline: CapturePipeline
+    var pipeline: CapturePipeline
     /// Every claim, move, note and manifest: the daemon's configured folders, resolved beneath their
     /// descriptors (`ConfinedFolders`), or a test's scripted ones.
     let files: any CaptureFileSystem

@@ -11,6 +11,8 @@ public struct Config: Sendable {
     public var scanners: [ScannerBinding]
     public var profiles: [ScanProfile]
     public var limits = LimitsSettings()
+    /// `[web]`: the workspace; nil when the config has no such table (then `run` serves nothing).
+    public var web: WebSettings?
     /// What is allowed but most likely not meant: check-config prints it, the daemon logs it at start.
     public var warnings: [ConfigDiagnostic] = []
 
@@ -96,6 +98,57 @@ public struct InboxSettings: Sendable {
 
 public struct FolderSettings: Sendable {
     public var path: String
+}
+
+/// `[web]`: where the workspace listens and who may reach it.
+public struct WebSettings: Sendable, Equatable {
+    public enum Listen: Sendable, Equatable, CustomStringConvertible {
+        /// An IPv4 or IPv6 address and a port ("127.0.0.1:8470", "[::1]:8470").
+        case tcp(host: String, port: Int)
+        /// A unix socket's path (a reverse proxy in front).
+        case socket(String)
+
+        public var description: String {
+            switch self {
+            case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            case .socket(let path): path
+            }
+        }
+
+        /// Loopback and sockets are private to this machine; anything else needs `allow_remote`.
+        public var isLocal: Bool {
+            switch self {
+            case .socket: true
+            case .tcp(let host, _): host == "::1" || host.hasPrefix("127.") || host == "localhost"
+            }
+        }
+    }
+
+    public var listen: Listen = .tcp(host: "127.0.0.1", port: 8470)
+    /// Host headers accepted beside the listen address (the name a reverse proxy passes on).
+    public var hosts: [String] = []
+    /// The largest request body; more gets 413.
+    public var maxBodyBytes = 4 << 20
+    public var allowRemote = false
+
+    public init() {}
+
+    /// Reads "HOST:PORT", "[V6]:PORT" or an absolute socket path; nil when it is none of them.
+    public static func listen(_ text: String) -> Listen? {
+        if text.hasPrefix("/") { return .socket(text) }
+        let host: Substring, port: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = text[text.index(after: text.startIndex)..<close]
+            guard text[close...].hasPrefix("]:") else { return nil }
+            port = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, let number = Int(port), (1...65535).contains(number) else { return nil }
+        return .tcp(host: String(host), port: number)
+    }
 }
 
 /// `[limits]`: what one input or script may cost before it is refused with the reason (quarantine,

@@ -47,6 +47,7 @@ struct ConfigBuilder {
         let scannerTables = top.arrayOfTables("scanner")
         var profilesTable = top.subtable("profile")
         var limitsTable = top.subtable("limits")
+        var webTable = top.subtable("web")
         top.finish()
         let limits = self.limits(&limitsTable)
 
@@ -65,6 +66,7 @@ struct ConfigBuilder {
         }
         let profiles = scanProfiles(&profilesTable, ruleNames: rules.map(\.name))
         let scanners = scannerBindings(scannerTables, profiles: profiles.map(\.name))
+        let web = webSettings(&webTable)
 
         guard let library, let inboxPath, let inbox, let edits, let signatures else { return nil }
         var folders = [Folder(key: "library.root", path: library.value, location: library.location, watched: false),
@@ -76,7 +78,7 @@ struct ConfigBuilder {
         return Config(file: file, daemon: DaemonSettings(stateDir: daemon.stateDir.value, logLevel: daemon.logLevel),
                       library: LibrarySettings(root: library.value), inbox: inbox,
                       edits: EditsSettings(path: edits.path, purge: purge), signatures: FolderSettings(path: signatures.path),
-                      rules: rules, scanners: scanners, profiles: profiles, limits: limits)
+                      rules: rules, scanners: scanners, profiles: profiles, limits: limits, web: web)
     }
 
     // MARK: sections
@@ -115,6 +117,39 @@ struct ConfigBuilder {
                                   defaulted: archive.defaulted),
                            Folder(key: "inbox.quarantine", path: quarantine.value, location: quarantine.location, watched: false,
                                   defaulted: quarantine.defaulted)])
+    }
+
+    /// `[web]`: the workspace's address, the Host names it answers to, the largest body, and
+    /// whether it may listen beyond this machine.
+    private func webSettings(_ table: inout TableReader?) -> WebSettings? {
+        guard var reader = table else { return nil }
+        defer { reader.finish() }
+        var web = WebSettings()
+        if let listen = reader.string("listen") {
+            if listen.value.hasPrefix("/") || listen.value.hasPrefix("~") || listen.value.hasPrefix(".") {
+                web.listen = .socket(resolver.resolve(listen.value) ?? listen.value)
+            } else if let parsed = WebSettings.listen(listen.value) {
+                web.listen = parsed
+            } else {
+                log.add("web.listen = \"\(listen.value)\" is neither HOST:PORT (such as \"127.0.0.1:8470\") nor a socket's path",
+                        at: listen.location)
+            }
+        }
+        if let hosts = reader.strings("hosts") { web.hosts = hosts.map(\.value) }
+        if let bytes = reader.bytes("max_body") {
+            if bytes < 1024 || bytes > 1 << 30 {
+                log.add("web.max_body must be from 1KB to 1GB", at: reader.table["max_body"]!.location)
+            } else {
+                web.maxBodyBytes = Int(bytes)
+            }
+        }
+        web.allowRemote = reader.bool("allow_remote") ?? false
+        if !web.listen.isLocal, !web.allowRemote {
+            log.add("web.listen = \"\(web.listen)\" is reachable from other machines; set web.allow_remote = true to mean it, "
+                    + "and put a TLS reverse proxy in front (the workspace speaks plain HTTP)",
+                    at: reader.table["listen"]?.location ?? reader.table.location)
+        }
+        return web
     }
 
     /// `[limits]`: each key a positive number (sizes as "500MB" or bytes), at most the built-in ceiling.

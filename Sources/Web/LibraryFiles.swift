@@ -1,0 +1,129 @@
+import Daemon
+import Foundation
+import Glibc
+import PDFAccess
+import TrapperCore
+
+/// The library as the workspace sees it: PDFs named by their path below the root, and nothing
+/// else. A name that climbs out, is absolute, hidden (the library's own `.pdftrapper` state), not a
+/// PDF, or leads out through a link is not there at all: the caller answers 404 and reads nothing.
+struct LibraryFiles: Sendable {
+    let root: String
+    /// The root with its links resolved: what every resolved path must stay below.
+    let realRoot: String
+
+    init(root: String) {
+        self.root = root
+        realRoot = Self.realPath(root) ?? root
+    }
+
+    /// The file `relative` names, links resolved, when it is a regular PDF below the root.
+    func resolve(_ relative: String?) -> String? {
+        guard let relative, !relative.isEmpty, relative.utf8.count < 4096, !relative.hasPrefix("/"),
+              !relative.utf8.contains(0), relative.lowercased().hasSuffix(".pdf") else { return nil }
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }) else { return nil }
+        guard let real = Self.realPath(root + "/" + relative),
+              FolderRoot.relative(real, to: realRoot).map({ !$0.isEmpty }) == true,
+              ConfinedFolders.isTarget(real, inLibrary: realRoot) else { return nil }
+        var status = stat()
+        guard stat(real, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return real
+    }
+
+    /// The name below the root that the workspace shows for a file of the library.
+    func relative(_ path: String) -> String? {
+        FolderRoot.relative(path, to: root) ?? FolderRoot.relative(Self.realPath(path) ?? path, to: realRoot)
+    }
+
+    /// Every PDF below the root (not in hidden folders, not through links), sorted by path.
+    func documents() -> [(relative: String, size: Int, modified: Date)] {
+        var found: [(String, Int, Date)] = []
+        func walk(_ folder: String, _ prefix: String, depth: Int) {
+            guard depth < 32, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                var status = stat()
+                guard lstat(folder + "/" + name, &status) == 0 else { continue }
+                switch status.st_mode & S_IFMT {
+                case S_IFDIR: walk(folder + "/" + name, prefix + name + "/", depth: depth + 1)
+                case S_IFREG where name.lowercased().hasSuffix(".pdf"):
+                    found.append((prefix + name, Int(status.st_size), Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec))))
+                default: continue
+                }
+            }
+        }
+        walk(root, "", depth: 0)
+        return found
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+/// What the workspace shows of one document at one length: each page as shown, and its history.
+/// Read once per (file, length) and kept while the file stays that long.
+struct DocumentInfo: Sendable {
+    struct Page: Sendable {
+        var mediaBox: [Double]
+        var cropBox: [Double]
+        var rotation: Int
+        var shown: ShownPage { ShownPage(mediaBox: mediaBox, cropBox: cropBox, rotation: rotation) }
+    }
+
+    var path: String
+    var end: Int
+    var pages: [Page]
+    var history: [RevisionHistory.Entry]
+
+    /// The document as the revision ending at `end` left it (the whole file when `end` is its length).
+    static func read(_ path: String, end: Int? = nil) throws -> DocumentInfo {
+        let file = try PDFFileSource(path: path)
+        let length = end ?? file.length
+        let source: any PDFByteSource = length == file.length ? file : PDFPrefixSource(file, length: length)
+        let editor = try PDFPageEditor(reader: PDFTailReader(source: source, decoder: FlateStreamDecoder()))
+        let pages = try (0..<editor.pageCount).map { index in
+            Page(mediaBox: try editor.mediaBox(ofPage: index), cropBox: try editor.cropBox(ofPage: index),
+                 rotation: try editor.rotation(ofPage: index))
+        }
+        let history = (try? RevisionHistory.read(source, decoder: FlateStreamDecoder())) ?? []
+        return DocumentInfo(path: path, end: length, pages: pages, history: history)
+    }
+
+    /// Its last revision, as the library list shows it.
+    var last: [String: Any]? {
+        guard let entry = history.last else { return nil }
+        guard let record = entry.record else { return ["operation": "other program", "end": entry.end] }
+        return ["operation": record.operation.rawValue, "date": WebJSON.date(record.date), "note": record.note ?? "",
+                "end": entry.end]
+    }
+}
+
+/// Keeps the latest `DocumentInfo` of each file, so that a 5,000-page document's tree is walked
+/// once per revision, not once per request.
+final class DocumentInfoCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [String: DocumentInfo] = [:]
+    private var order: [String] = []
+    let capacity = 64
+
+    func info(_ path: String, end: Int? = nil) throws -> DocumentInfo {
+        let length = try end ?? PDFFileSource(path: path).length
+        let key = "\(path)\u{0}\(length)"
+        lock.lock()
+        if let info = kept[key] {
+            lock.unlock()
+            return info
+        }
+        lock.unlock()
+        let info = try DocumentInfo.read(path, end: length)
+        lock.lock()
+        defer { lock.unlock() }
+        kept[key] = info
+        order.append(key)
+        if order.count > capacity { kept[order.removeFirst()] = nil }
+        return info
+    }
+}

@@ -1,0 +1,325 @@
+import Daemon
+import Foundation
+import Glibc
+import PDFAccess
+import TrapperCore
+
+/// The workspace: the library, its documents and their history, page pictures, markup saved as
+/// revisions, undo and redo, the daemon's status, and a live feed of all of it. `admit` decides
+/// who gets in before a byte of a body is read; `respond` answers; the routes read like the table
+/// in web/README.md.
+public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
+    let config: Config
+    let access: WebAccess
+    let library: LibraryFiles
+    let pages = PageImages()
+    let documents = DocumentInfoCache()
+    let events = LiveEvents()
+    let save: WorkspaceSave
+    let staticFiles: String?
+    private var server: HTTPServer?
+
+    public var bodyLimit: Int { (config.web ?? WebSettings()).maxBodyBytes }
+
+    /// The workspace of `config`, applying its saves through `edits`; `start` makes it listen.
+    public init(config: Config, edits: EditWorkers) throws {
+        self.config = config
+        access = try WebAccess(config: config)
+        library = LibraryFiles(root: config.library.root)
+        save = WorkspaceSave(config: config, edits: edits)
+        staticFiles = Self.findStaticFiles()
+    }
+
+    /// Listens on `web.listen`; what `pdftrapper run` with `[web]` and `pdftrapper serve` do.
+    public func start() throws {
+        server = try HTTPServer(listen: (config.web ?? WebSettings()).listen, handler: self)
+    }
+
+    public var port: Int? { server?.port }
+
+    public func stop() {
+        events.close()
+        server?.stop()
+        server = nil
+    }
+
+    // MARK: the live feed
+
+    public func revisionLanded(target: String, end: Int, operation: String) {
+        guard let relative = library.relative(target) else { return }
+        events.publish("revision", ["path": relative, "end": end, "operation": operation])
+    }
+
+    public func statusChanged() {
+        events.publish("status", [:])
+    }
+
+    /// Each document's length now, by path (what `serve` compares to see other processes' revisions).
+    public func documentLengths() -> [String: Int] {
+        Dictionary(library.documents().map { (config.library.root + "/" + $0.relative, $0.size) }, uniquingKeysWith: { $1 })
+    }
+
+    // MARK: who gets in
+
+    public func admit(_ request: HTTPRequest) -> HTTPResponse? {
+        // A page on another site that a DNS name rebinds to this address names the wrong host.
+        guard access.hostAllowed(request.header("Host")) else {
+            return HTTPResponse(status: 421, headers: [("Content-Type", "text/plain")], body: .bytes(Array("unknown host\n".utf8)))
+        }
+        guard request.method == "GET" || request.method == "POST" else { return HTTPResponse(status: 405, headers: [("Allow", "GET, POST")]) }
+        if request.path == "/login" {
+            guard request.method == "GET", access.tokenMatches(request.query("token")) else { return HTTPResponse(status: 401) }
+            return HTTPResponse(status: 303, headers: [("Set-Cookie", access.sessionCookie), ("Location", "/"),
+                                                       ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
+        }
+        guard access.sessionValid(request.cookie(WebAccess.cookieName)) else { return HTTPResponse(status: 401) }
+        if request.method == "POST" {
+            // A cross-origin form or fetch cannot set this header without a preflight, which gets nothing.
+            guard request.header(WebAccess.csrfHeader) == "1" else {
+                return WebJSON.error(403, "a change needs the \(WebAccess.csrfHeader) header")
+            }
+            if let origin = request.header("Origin"), let host = request.header("Host"), origin != "http://\(host)", origin != "https://\(host)" {
+                return WebJSON.error(403, "a change from another origin (\(origin)) is refused")
+            }
+        }
+        return nil
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        switch (request.method, request.path) {
+        case ("GET", "/"): return staticFile("index.html")
+        case ("GET", let path) where path.hasPrefix("/static/"): return staticFile(String(path.dropFirst("/static/".count)))
+        case ("GET", "/api/library"): return libraryList()
+        case ("GET", "/api/document"): return document(request)
+        case ("GET", "/api/page"): return page(request)
+        case ("GET", "/api/words"): return words(request)
+        case ("GET", "/api/annotations"): return annotations(request)
+        case ("GET", "/api/signatures"): return signatureList()
+        case ("GET", "/api/signature"): return signature(request)
+        case ("POST", "/api/signatures"): return saveSignature(request)
+        case ("POST", "/api/save"): return saveEdits(request)
+        case ("POST", "/api/undo"): return undoOrRedo(request, "undo")
+        case ("POST", "/api/redo"): return undoOrRedo(request, "redo")
+        case ("GET", "/api/status"): return status()
+        case ("GET", "/api/events"):
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                                                       ("X-Accel-Buffering", "no")],
+                                body: .stream(events.stream()))
+        default: return HTTPResponse(status: 404)
+        }
+    }
+
+    // MARK: see
+
+    private func libraryList() -> HTTPResponse {
+        let list: [[String: Any]] = library.documents().map { found in
+            var entry: [String: Any] = ["path": found.relative, "size": found.size, "modified": WebJSON.date(found.modified)]
+            if let path = library.resolve(found.relative), let info = try? documents.info(path) {
+                entry["pages"] = info.pages.count
+                entry["end"] = info.end
+                if let last = info.last { entry["last"] = last }
+            } else {
+                entry["unreadable"] = true
+            }
+            return entry
+        }
+        return WebJSON.response(["root": config.library.root, "documents": list])
+    }
+
+    /// The document's file, or the 404 every path outside the library gets.
+    private func resolved(_ request: HTTPRequest) -> (String, String)? {
+        guard let relative = request.query("path"), let path = library.resolve(relative) else { return nil }
+        return (relative, path)
+    }
+
+    private func document(_ request: HTTPRequest) -> HTTPResponse {
+        guard let (relative, path) = resolved(request) else { return HTTPResponse(status: 404) }
+        do {
+            let current = try documents.info(path)
+            var info = current
+            if let end = request.query("end").flatMap(Int.init), end != current.end {
+                guard current.history.contains(where: { $0.end == end }) else { return WebJSON.error(404, "no revision ends at \(end)") }
+                info = try documents.info(path, end: end)
+            }
+            let store = try InboxDaemon.openStore(config)
+            let history: [[String: Any]] = current.history.enumerated().map { number, entry in
+                var item: [String: Any] = ["number": number + 1, "base": entry.base, "end": entry.end, "current": entry.end == info.end]
+                if let record = entry.record {
+                    item["operation"] = record.operation.rawValue
+                    item["date"] = WebJSON.date(record.date)
+                    item["note"] = record.note ?? ""
+                    item["pages_added"] = record.pagesAdded
+                } else {
+                    item["operation"] = "other program"
+                }
+                return item
+            }
+            let pageList: [[String: Any]] = info.pages.map { page in
+                let shown = page.shown
+                return ["width": WebJSON.rounded(shown.width), "height": WebJSON.rounded(shown.height), "rotate": page.rotation]
+            }
+            let undoable = current.history.last.map { $0.record.map { $0.base > 0 } ?? false } ?? false
+            return WebJSON.response(["path": relative, "end": info.end, "size": current.end, "pages": pageList,
+                                     "history": history, "can_undo": undoable && info.end == current.end,
+                                     "can_redo": store.canRedo(target: path) && info.end == current.end])
+        } catch {
+            return WebJSON.error(422, "\(relative): \(error)")
+        }
+    }
+
+    private func page(_ request: HTTPRequest) -> HTTPResponse {
+        guard let (relative, path) = resolved(request) else { return HTTPResponse(status: 404) }
+        guard let number = request.query("page").flatMap(Int.init), number >= 1,
+              let width = request.query("width").flatMap(Int.init), (16...4000).contains(width) else {
+            return WebJSON.error(400, "page= (from 1) and width= (16 to 4000 pixels) are needed")
+        }
+        do {
+            let current = try documents.info(path)
+            let end = request.query("end").flatMap(Int.init) ?? current.end
+            guard end == current.end || current.history.contains(where: { $0.end == end }) else { return HTTPResponse(status: 404) }
+            let info = end == current.end ? current : try documents.info(path, end: end)
+            guard number <= info.pages.count else { return HTTPResponse(status: 404) }
+            let tag = "\"\(end)-\(number)-\(width)\""
+            if request.header("If-None-Match") == tag { return HTTPResponse(status: 304, headers: [("ETag", tag)]) }
+            let picture = try pages.png(path, end: end, length: current.end, page: number - 1, width: width)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "image/png"), ("ETag", tag), ("Cache-Control", "no-cache")],
+                                body: .bytes(picture))
+        } catch {
+            return WebJSON.error(422, "\(relative): page \(number): \(error)")
+        }
+    }
+
+    private func words(_ request: HTTPRequest) -> HTTPResponse {
+        guard let (relative, path) = resolved(request) else { return HTTPResponse(status: 404) }
+        guard let number = request.query("page").flatMap(Int.init), number >= 1 else { return WebJSON.error(400, "page= is needed") }
+        do {
+            let info = try documents.info(path)
+            guard number <= info.pages.count else { return HTTPResponse(status: 404) }
+            let found = try pages.words(path, length: info.end, page: number - 1)
+            return WebJSON.response(["words": found.map { ["text": $0.text, "box": $0.box.numbers.map(WebJSON.rounded)] }])
+        } catch {
+            return WebJSON.error(422, "\(relative): page \(number): \(error)")
+        }
+    }
+
+    private func annotations(_ request: HTTPRequest) -> HTTPResponse {
+        guard let (relative, path) = resolved(request) else { return HTTPResponse(status: 404) }
+        guard let number = request.query("page").flatMap(Int.init), number >= 1 else { return WebJSON.error(400, "page= is needed") }
+        do {
+            let info = try documents.info(path)
+            guard number <= info.pages.count else { return HTTPResponse(status: 404) }
+            let editor = try PDFPageEditor(reader: PDFTailReader(path: path, decoder: FlateStreamDecoder()))
+            let shown = info.pages[number - 1].shown
+            let list: [[String: Any]] = try editor.annotations(ofPage: number - 1).compactMap { annotation in
+                guard let rect = annotation.rect, !["Widget", "Popup"].contains(annotation.subtype) else { return nil }
+                var item: [String: Any] = ["id": annotation.id, "kind": annotation.subtype,
+                                           "box": shown.browser(user: rect).numbers.map(WebJSON.rounded)]
+                if let author = annotation.author { item["author"] = author }
+                if let contents = annotation.contents { item["contents"] = contents }
+                return item
+            }
+            return WebJSON.response(["annotations": list])
+        } catch {
+            return WebJSON.error(422, "\(relative): page \(number): \(error)")
+        }
+    }
+
+    private func status() -> HTTPResponse {
+        var object: [String: Any] = ["state": "not running"]
+        if let status = DaemonStatus.load(stateDir: config.daemon.stateDir) {
+            object["state"] = status.state
+            object["pid"] = Int(status.pid)
+            object["folders"] = status.folders
+            object["queue"] = status.queue
+            object["updated"] = WebJSON.date(status.updated)
+            object["last"] = status.recent.reversed().map { outcome -> [String: Any] in
+                var item: [String: Any] = ["input": outcome.input, "result": outcome.result.rawValue, "summary": outcome.summary]
+                if let target = outcome.target { item["target"] = library.relative(target) ?? target }
+                return item
+            }
+            if let waiting = status.waiting { object["waiting"] = waiting }
+            if let retrying = status.retrying { object["retrying"] = retrying }
+        }
+        object["quarantine"] = quarantine()
+        return WebJSON.response(object)
+    }
+
+    /// Each quarantined file with the reason its note gives, newest first.
+    private func quarantine() -> [[String: Any]] {
+        let folder = config.inbox.quarantine
+        guard let names = try? FileManager.default.subpathsOfDirectory(atPath: folder) else { return [] }
+        return names.filter { $0.hasSuffix(".why.txt") }.compactMap { noteName -> [String: Any]? in
+            guard let text = try? String(contentsOfFile: folder + "/" + noteName, encoding: .utf8) else { return nil }
+            var fields: [String: String] = [:]
+            for line in text.split(separator: "\n") {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                fields[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            return ["name": String(noteName.dropLast(".why.txt".count)), "reason": fields["reason"] ?? "",
+                    "rule": fields["rule"] ?? "", "date": fields["time"] ?? ""]
+        }.sorted { ($0["date"] as? String ?? "") > ($1["date"] as? String ?? "") }
+    }
+
+    // MARK: change
+
+    private func saveEdits(_ request: HTTPRequest) -> HTTPResponse {
+        guard let body = WebJSON.object(request.body), let relative = body["path"] as? String,
+              let path = library.resolve(relative) else { return HTTPResponse(status: 404) }
+        guard let baseEnd = body["base_end"] as? Int, let list = body["edits"] as? [[String: Any]], !list.isEmpty else {
+            return WebJSON.error(422, "a save needs base_end and a list of edits")
+        }
+        do {
+            let info = try documents.info(path)
+            guard info.end == baseEnd else { throw WorkspaceSave.Refusal(status: 409, message: Self.changed) }
+            let script = try WorkspaceSave.script(relative: relative, baseEnd: baseEnd, edits: list, info: info)
+            let applied = try save.apply(script, label: "workspace")
+            return WebJSON.response(["end": applied.end, "operations": applied.operations, "pages": applied.pages])
+        } catch let refusal as WorkspaceSave.Refusal {
+            return WebJSON.error(refusal.status, refusal.message, problems: refusal.problems)
+        } catch {
+            return WebJSON.error(422, "\(relative): \(error)")
+        }
+    }
+
+    private func undoOrRedo(_ request: HTTPRequest, _ op: String) -> HTTPResponse {
+        guard let body = WebJSON.object(request.body), let relative = body["path"] as? String,
+              library.resolve(relative) != nil else { return HTTPResponse(status: 404) }
+        guard let baseEnd = body["base_end"] as? Int else { return WebJSON.error(422, "\(op) needs base_end") }
+        do {
+            let applied = try save.apply(["target": relative, "base_end": baseEnd, "edit": [["op": op]]], label: "workspace-\(op)")
+            return WebJSON.response(["end": applied.end])
+        } catch {
+            return WebJSON.error(error.status, error.message, problems: error.problems)
+        }
+    }
+
+    static let changed = "The document changed since you opened it (a scan landed, or another tab saved). Reload to see it; nothing was saved."
+
+    // MARK: the browser's files
+
+    private func staticFile(_ name: String) -> HTTPResponse {
+        let types = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
+                     "svg": "image/svg+xml", "png": "image/png", "webmanifest": "application/manifest+json", "json": "application/json"]
+        let parts = name.split(separator: ".")
+        guard let folder = staticFiles, parts.count == 2, let type = types[String(parts[1])],
+              parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
+              let data = FileManager.default.contents(atPath: folder + "/" + name) else { return HTTPResponse(status: 404) }
+        return HTTPResponse(status: 200, headers: [
+            ("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
+            ("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"),
+            ("Referrer-Policy", "no-referrer"),
+        ], body: .bytes(Array(data)))
+    }
+
+    /// `share/pdftrapper/web` beside the installed binary, or `web/` of the checkout it was built in.
+    static func findStaticFiles() -> String? {
+        let executable = (InboxDaemon.executable as NSString).deletingLastPathComponent
+        var candidates = [executable + "/../share/pdftrapper/web"]
+        var folder = executable
+        for _ in 0..<6 {
+            candidates.append(folder + "/web")
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/index.html") }.map { ($0 as NSString).standardizingPath }
+    }
+}

@@ -1,0 +1,123 @@
+import Daemon
+import Foundation
+import TrapperCore
+import Web
+
+/// `pdftrapper serve`: the workspace alone, for a desktop without the inbox.
+enum ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "Serve the workspace (the library in a browser, markup saved as revisions) without the inbox."
+    static let synopsis = "serve [--config FILE]"
+    static let details = """
+    Serves the workspace on [web] listen of the config (default 127.0.0.1:8470): the library's
+    folders and PDFs, each document's pages and history, markup (pens, highlighter, shapes, text,
+    notes, signatures, eraser) and page operations saved as one revision each through the edit
+    scripts' own code path, undo and redo, and the daemon's status and quarantine. `pdftrapper
+    web-url` prints the address to log in with. `pdftrapper run` serves the same when the config
+    has a [web] table; run only one of the two on one config.
+
+    Revisions made by other processes (a daemon taking the inbox) show up within 2 seconds.
+    SIGTERM or SIGINT stops it with exit 0.
+
+    Exit codes: 0 stopped, 66 no config, 69 the address cannot be listened on, 78 bad config.
+    """
+    static let arguments = ArgumentSpec(options: ["--config"])
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        guard arguments.positionals.isEmpty else {
+            context.err("pdftrapper serve: takes no arguments\nusage: pdftrapper \(synopsis)")
+            return .usage
+        }
+        // Before any thread starts, so that none of them takes the signals meant for the loop.
+        var signals = Signals()
+        let explicit = arguments.options["--config"].map(context.absolute)
+        let config: Config
+        switch context.loadConfig(explicit) {
+        case .success(let loaded): config = loaded
+        case .failure(let code): return code
+        }
+        let edits = EditWorkers(configPath: config.file, environment: context.environment)
+        let workspace: Workspace
+        do {
+            try InboxDaemon.makeFolders(config)
+            try InboxDaemon.openStore(config).recoverAll()
+            workspace = try Workspace(config: config, edits: edits)
+            try workspace.start()
+        } catch {
+            context.err("pdftrapper serve: \(error)")
+            return .unavailable
+        }
+        context.err("pdftrapper: workspace on \((config.web ?? WebSettings()).listen); `pdftrapper web-url` prints the address to log in with")
+        var watch = LibraryChanges(workspace: workspace)
+        while true {
+            if signals.wait(seconds: 0.5).contains(.stop) { break }
+            for finished in edits.finished() {
+                guard let applied = finished.outcome.applied else { continue }
+                workspace.revisionLanded(target: applied.target, end: applied.end, operation: applied.operations.first ?? "edit")
+            }
+            watch.look()
+        }
+        workspace.stop()
+        edits.stop()
+        return .ok
+    }
+}
+
+/// Without the daemon beside it, `serve` sees other processes' revisions by the files' lengths,
+/// looked at every 2 s.
+struct LibraryChanges {
+    let workspace: Workspace
+    var lengths: [String: Int] = [:]
+    var last = Date.distantPast
+
+    init(workspace: Workspace) {
+        self.workspace = workspace
+        lengths = workspace.documentLengths()
+    }
+
+    mutating func look() {
+        guard Date().timeIntervalSince(last) >= 2 else { return }
+        last = Date()
+        let now = workspace.documentLengths()
+        for (path, length) in now where lengths[path] != length {
+            workspace.revisionLanded(target: path, end: length, operation: "changed")
+        }
+        lengths = now
+    }
+}
+
+/// `pdftrapper web-url`: the address that logs a browser into the workspace.
+enum WebURLCommand: Command {
+    static let name = "web-url"
+    static let summary = "Print the address that logs a browser into the workspace."
+    static let synopsis = "web-url [--config FILE]"
+    static let details = """
+    Prints http://HOST:PORT/login?token=TOKEN for [web] listen of the config. The token is made on
+    first use, 32 random bytes in STATE/web-token (mode 0600); opening the address sets a session
+    cookie (HttpOnly, SameSite=Strict) and shows the workspace. Whoever has the address can edit
+    the library: treat it like a password. Replace the token (delete the file) to end every session.
+    """
+    static let arguments = ArgumentSpec(options: ["--config"])
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
+        guard arguments.positionals.isEmpty else {
+            context.err("pdftrapper web-url: takes no arguments\nusage: pdftrapper \(synopsis)")
+            return .usage
+        }
+        let config: Config
+        switch context.loadConfig(arguments.options["--config"].map(context.absolute)) {
+        case .success(let loaded): config = loaded
+        case .failure(let code): return code
+        }
+        do {
+            context.out(try WebAccess.loginURL(config: config))
+        } catch {
+            context.err("pdftrapper web-url: \(error)")
+            return .cantCreate
+        }
+        if config.web == nil {
+            context.err("pdftrapper web-url: \(config.file) has no [web] table: `pdftrapper run` serves no workspace; `pdftrapper serve` does")
+        }
+        return .ok
+    }
+}
