@@ -63,6 +63,8 @@ USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MANDIR ?= $(PREFIX)/share/man
+# The workspace's own HTML, CSS and JavaScript (the server looks beside the binary: ../share/pdftrapper/web).
+WEBDIR ?= $(PREFIX)/share/pdftrapper/web
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPLETIONDIR ?= $(PREFIX)/share/zsh/vendor-completions
 MANPAGES := man/pdftrapper.1 man/pdftrapper.toml.5 man/pdftrapper-edit.5
@@ -87,6 +89,8 @@ install: man
 	install -Dm644 man/pdftrapper.1 $(DESTDIR)$(MANDIR)/man1/pdftrapper.1
 	install -Dm644 man/pdftrapper.toml.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper.toml.5
 	install -Dm644 man/pdftrapper-edit.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper-edit.5
+	install -d $(DESTDIR)$(WEBDIR)
+	install -m644 web/*.html web/*.css web/*.js $(DESTDIR)$(WEBDIR)/
 	install -Dm644 completion/pdftrapper.bash $(DESTDIR)$(BASHCOMPLETIONDIR)/pdftrapper
 	install -Dm644 completion/_pdftrapper $(DESTDIR)$(ZSHCOMPLETIONDIR)/_pdftrapper
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/pdftrapper/config.toml ]; then \
@@ -101,6 +105,8 @@ uninstall:
 		$(DESTDIR)$(SYSUSERSDIR)/pdftrapper.conf $(DESTDIR)$(TMPFILESDIR)/pdftrapper.conf \
 		$(DESTDIR)$(MANDIR)/man1/pdftrapper.1 $(DESTDIR)$(MANDIR)/man5/pdftrapper.toml.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper-edit.5 \
 		$(DESTDIR)$(BASHCOMPLETIONDIR)/pdftrapper $(DESTDIR)$(ZSHCOMPLETIONDIR)/_pdftrapper
+	rm -rf $(DESTDIR)$(WEBDIR)
+	rmdir $(DESTDIR)$(PREFIX)/share/pdftrapper 2>/dev/null || true
 
 # The Debian package (debian/), built from the tree into .build/deb/, then checked with lintian.
 deb:

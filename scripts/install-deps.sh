@@ -5,7 +5,7 @@ set -euo pipefail
 
 # Headers and libraries behind the systemLibrary shims.
 build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev libqpdf-dev
-  libleptonica-dev libtesseract-dev libzbar-dev libsystemd-dev zlib1g-dev libssl-dev)
+  libleptonica-dev libtesseract-dev libzbar-dev libsystemd-dev zlib1g-dev libssl-dev libmicrohttpd-dev)
 # The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools,
 # and zint, which prints the barcodes of the separator tests.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
@@ -14,9 +14,12 @@ tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 te
 # completions' checks (zsh, bash-completion) and the Debian package's build, check and install test
 # (debhelper, lintian).
 tool_packages+=(scdoc zsh bash-completion man-db bsdextrautils dpkg-dev debhelper fakeroot lintian)
+# The workspace's tests: Debian's Chromium and its WebDriver (driven through selenium from PyPI).
+tool_packages+=(chromium chromium-driver)
 # From PyPI: independent readers run against every PDF the project writes (pypdf, pypdfium2), the
-# test images' maker (Pillow), and a signer and validator for signed targets (pyHanko).
-pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator)
+# test images' maker (Pillow), a signer and validator for signed targets (pyHanko), and the
+# WebDriver client the workspace's browser tests drive Chromium with (selenium).
+pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator selenium)
 
 # The peers the benchmarks run against (img2pdf from PyPI; qpdf and pdfunite are above) and GNU
 # time for peak memory; only with --bench.
@@ -36,7 +39,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-python_check='import pypdf, pypdfium2, PIL, pyhanko, pyhanko_certvalidator'
+python_check='import pypdf, pypdfium2, PIL, pyhanko, pyhanko_certvalidator, selenium'
 if [ "${1:-}" = --bench ]; then python_check+=', img2pdf, ocrmypdf'; fi
 if ! python3 -c "$python_check" 2>/dev/null; then
   echo "install-deps: installing ${pip_packages[*]} from PyPI"

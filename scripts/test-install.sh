@@ -10,7 +10,8 @@ make -C "$root" --no-print-directory install DESTDIR="$destdir" PREFIX=/opt/pdft
 for file in bin/pdftrapper lib/systemd/system/pdftrapper.service lib/systemd/user/pdftrapper.service \
             lib/sysusers.d/pdftrapper.conf lib/tmpfiles.d/pdftrapper.conf share/man/man1/pdftrapper.1 \
             share/man/man5/pdftrapper.toml.5 share/man/man5/pdftrapper-edit.5 \
-            share/bash-completion/completions/pdftrapper share/zsh/vendor-completions/_pdftrapper; do
+            share/bash-completion/completions/pdftrapper share/zsh/vendor-completions/_pdftrapper \
+            share/pdftrapper/web/index.html; do
     [ -f "$destdir/opt/pdftrapper/$file" ] || fail "no $file below PREFIX"
 done
 [ -f "$destdir/etc/pdftrapper/config.toml" ] || fail "no example config in /etc/pdftrapper"

@@ -7,7 +7,7 @@
 // so no other command pays for it. MHD parses every request (headers, cookies, query arguments,
 // chunked bodies); the Web module only answers them.
 #define TRAPPER_MHD_FUNCTIONS(X) \
-    X(MHD_start_daemon_va) X(MHD_stop_daemon) X(MHD_lookup_connection_value) X(MHD_queue_response) \
+    X(MHD_start_daemon_va) X(MHD_stop_daemon) X(MHD_lookup_connection_value_n) X(MHD_queue_response) \
     X(MHD_create_response_from_buffer) X(MHD_create_response_from_callback) X(MHD_add_response_header) \
     X(MHD_destroy_response)
 

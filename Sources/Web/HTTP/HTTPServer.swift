@@ -23,8 +23,15 @@ public struct HTTPRequest {
     public func query(_ name: String) -> String? { value(.GET_ARGUMENT_KIND, name) }
     public func cookie(_ name: String) -> String? { value(.COOKIE_KIND, name) }
 
+    /// A value with a NUL inside (`%00` decoded) is no value: C would read only its start.
     private func value(_ kind: MHD_ValueKind, _ name: String) -> String? {
-        mhd.MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+        var value: UnsafePointer<CChar>?
+        var length = 0
+        guard mhd.MHD_lookup_connection_value_n(connection, kind, name, name.utf8.count, &value, &length) == .YES,
+              let value else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: value, count: length)
+        guard !bytes.contains(0) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -1,0 +1,177 @@
+"""The workspace over plain HTTP, as an attacker would try it: every request gets its status,
+nothing outside the library is read or written, and the daemon keeps capturing meanwhile."""
+import hashlib
+import os
+import socket
+import time
+import unittest
+
+from workspace import Client, Daemon, text_pdf
+
+
+def tree_digest(folder):
+    """Every file below `folder` with its bytes' digest: what must not change."""
+    found = {}
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.islink(path):
+                found[path] = "link:" + os.readlink(path)
+            else:
+                with open(path, "rb") as f:
+                    found[path] = hashlib.sha256(f.read()).hexdigest()
+    return found
+
+
+class SecurityTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = Daemon()
+        text_pdf(cls.daemon.path("library", "Letter.pdf"), ["Dear reader"])
+        # What lies outside the library: a secret beside it, and a link into it that leads out.
+        cls.secret = cls.daemon.path("secret.pdf")
+        text_pdf(cls.secret, ["secret"])
+        os.symlink(cls.secret, cls.daemon.path("library", "Linked.pdf"))
+        os.symlink(cls.daemon.dir, cls.daemon.path("library", "Out"))
+        cls.client = Client(cls.daemon)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+
+    def status(self, method, path, body=None, headers=None, cookie=True, client=None):
+        return (client or self.client).request(method, path, body, headers, cookie)[0]
+
+    def test_without_a_session_nothing_is_answered(self):
+        anonymous = Client(self.daemon, login=False)
+        for path in ["/", "/api/library", "/api/document?path=Letter.pdf", "/api/page?path=Letter.pdf&page=1&width=100",
+                     "/api/status", "/api/events", "/static/app.js"]:
+            status, _, body = anonymous.request("GET", path)
+            self.assertEqual((status, body), (401, b""), path)
+        self.assertEqual(self.status("POST", "/api/save", {"path": "Letter.pdf", "base_end": 1, "edits": []}, client=anonymous), 401)
+
+    def test_a_wrong_token_and_a_forged_cookie_are_refused(self):
+        anonymous = Client(self.daemon, login=False)
+        self.assertEqual(self.status("GET", "/login?token=" + "0" * 64, client=anonymous), 401)
+        self.assertEqual(self.status("GET", "/login?token=" + self.daemon.token[:-1], client=anonymous), 401)
+        self.assertEqual(self.status("GET", "/login", client=anonymous), 401)
+        forged = Client(self.daemon, login=False)
+        for cookie in ["0" * 64, self.client.cookie[:-1] + ("0" if self.client.cookie[-1] != "0" else "1"), self.daemon.token, ""]:
+            forged.cookie = cookie
+            self.assertEqual(self.status("GET", "/api/library", client=forged), 401, cookie)
+
+    def test_a_session_cookie_is_http_only_and_same_site_strict(self):
+        status, headers, _ = self.client.request("GET", "/login?token=" + self.daemon.token, cookie=False)
+        self.assertEqual(status, 303)
+        cookie = headers["set-cookie"]
+        self.assertIn("HttpOnly", cookie)
+        self.assertIn("SameSite=Strict", cookie)
+        self.assertEqual(headers["location"], "/")
+
+    def test_a_cross_origin_post_is_refused(self):
+        before = tree_digest(self.daemon.path("library"))
+        body = {"path": "Letter.pdf", "base_end": os.path.getsize(self.daemon.path("library", "Letter.pdf")),
+                "edits": [{"op": "rotate", "pages": [1], "degrees": 90}]}
+        # No CSRF header: what a form on another site sends.
+        status, _, _ = self.client.request("POST", "/api/save", body, headers={"X-PDFTrapper-CSRF": ""})
+        self.assertEqual(status, 403)
+        # The header, but from another origin.
+        self.assertEqual(self.status("POST", "/api/save", body, headers={"Origin": "http://evil.example"}), 403)
+        self.assertEqual(tree_digest(self.daemon.path("library")), before)
+
+    def test_a_foreign_host_header_is_refused(self):
+        for host in ["evil.example", "evil.example:%d" % self.daemon.port, "127.0.0.2:%d" % self.daemon.port, ""]:
+            self.assertEqual(self.status("GET", "/api/library", headers={"Host": host}), 421, host)
+
+    def test_paths_outside_the_library_are_not_there(self):
+        secret = os.path.relpath(self.secret, self.daemon.path("library"))
+        for bad in ["../secret.pdf", "%2e%2e/secret.pdf", "%2e%2e%2fsecret.pdf", self.secret, "Linked.pdf", "Out/secret.pdf", secret, ".pdftrapper/x.pdf", "Letter.pdf%00.txt", "", "/etc/passwd",
+                    "Letter.pdf/..", "./Letter.pdf"]:
+            for route in ["/api/document?path=", "/api/page?page=1&width=100&path=", "/api/words?page=1&path=",
+                          "/api/annotations?page=1&path="]:
+                self.assertEqual(self.status("GET", route + bad), 404, route + bad)
+        for raw in ["/static/../config.toml", "/static/%2e%2e/config.toml", "/static/app.js/../../config.toml", "/../config.toml"]:
+            self.assertEqual(self.status("GET", raw), 404, raw)
+        before = tree_digest(self.daemon.dir)
+        self.assertEqual(self.status("POST", "/api/save", {"path": "../secret.pdf", "base_end": 1,
+                                                             "edits": [{"op": "rotate", "pages": [1], "degrees": 90}]}), 404)
+        self.assertEqual(self.status("POST", "/api/save", {"path": "Linked.pdf", "base_end": 1,
+                                                             "edits": [{"op": "rotate", "pages": [1], "degrees": 90}]}), 404)
+        after = tree_digest(self.daemon.dir)
+        changed = {path for path in set(before) | set(after) if before.get(path) != after.get(path)}
+        # The daemon's own status file may be rewritten; nothing else.
+        self.assertEqual({path for path in changed if not path.endswith("status.json") and "/state/" not in path}, set())
+
+    def test_an_oversized_body_gets_413(self):
+        limit = 4 << 20
+        # Refused by its length, before a byte of it is read.
+        connection = socket.create_connection(("127.0.0.1", self.daemon.port))
+        connection.sendall(("POST /api/save HTTP/1.1\r\nHost: %s\r\nCookie: pdftrapper_session=%s\r\nX-PDFTrapper-CSRF: 1\r\n"
+                            "Content-Length: %d\r\n\r\n" % (self.daemon.host, self.client.cookie, limit + 1)).encode())
+        self.assertTrue(connection.recv(100).startswith(b"HTTP/1.1 413"))
+        connection.close()
+        # Just within the limit is read (and refused for what it says, not for its size).
+        status, _, _ = self.client.request("POST", "/api/save", body=b"{" + b" " * (limit - 10) + b"}")
+        self.assertEqual(status, 404)
+        # Chunked, without a length to refuse it by up front.
+        connection = socket.create_connection(("127.0.0.1", self.daemon.port))
+        connection.sendall(("POST /api/save HTTP/1.1\r\nHost: %s\r\nCookie: pdftrapper_session=%s\r\nX-PDFTrapper-CSRF: 1\r\n"
+                            "Transfer-Encoding: chunked\r\n\r\n" % (self.daemon.host, self.client.cookie)).encode())
+        chunk = b"x" * 65536
+        try:
+            for _ in range(limit // len(chunk) + 2):
+                connection.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            connection.sendall(b"0\r\n\r\n")
+        except BrokenPipeError:
+            pass
+        answer = connection.recv(100)
+        connection.close()
+        self.assertTrue(answer.startswith(b"HTTP/1.1 413"), answer)
+
+    def test_malformed_requests_get_errors_not_crashes(self):
+        for raw in [b"GARBAGE\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n", b"GET /api/library HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+                    b"GET " + b"/" * 70000 + b" HTTP/1.1\r\n\r\n", b"\x00\x01\x02\x03\r\n\r\n",
+                    b"POST /api/save HTTP/1.1\r\nHost: %s\r\nContent-Length: -5\r\n\r\n" % self.daemon.host.encode()]:
+            connection = socket.create_connection(("127.0.0.1", self.daemon.port), timeout=10)
+            try:
+                connection.sendall(raw)
+                answer = connection.recv(200)
+            except (ConnectionResetError, BrokenPipeError, TimeoutError):
+                # Bytes that never make a request line: the connection waits for more, or closes.
+                answer = b""
+            connection.close()
+            if answer:
+                self.assertRegex(answer, rb"^HTTP/1\.[01] (4\d\d|5\d\d)", raw[:40])
+        # A body that is not JSON, or JSON of the wrong shape, with a session.
+        for body in [b"not json", b"[]", b'{"path": 5}', b'{"path": "Letter.pdf", "base_end": "x", "edits": []}']:
+            self.assertIn(self.status("POST", "/api/save", body), (404, 422), body)
+        self.assertEqual(self.status("PUT", "/api/save", b"{}"), 405)
+        self.assertTrue(self.daemon.alive())
+        self.assertEqual(self.client.json("GET", "/api/library")[0], 200)
+
+    def test_idle_connections_do_not_starve_a_real_client_and_capture_goes_on(self):
+        idle = []
+        for _ in range(200):
+            connection = socket.create_connection(("127.0.0.1", self.daemon.port))
+            connection.sendall(b"GET /api/library HTTP/1.1\r\nHost: %s\r\n" % self.daemon.host.encode())  # never finished
+            idle.append(connection)
+        try:
+            for _ in range(20):
+                status, body = self.client.json("GET", "/api/library")
+                self.assertEqual(status, 200)
+            # Meanwhile the daemon takes what lands in the inbox.
+            page = self.daemon.path("drop.pdf")
+            text_pdf(page, ["dropped while idle connections wait"])
+            self.daemon.drop("drop.pdf", page)
+            self.daemon.wait_for(lambda: os.path.exists(self.daemon.path("library", "Inbox.pdf")), what="the dropped page")
+            status, _, picture = self.client.request("GET", "/api/page?path=Inbox.pdf&page=1&width=200")
+            self.assertEqual(status, 200)
+            self.assertTrue(picture.startswith(b"\x89PNG"))
+        finally:
+            for connection in idle:
+                connection.close()
+        self.assertTrue(self.daemon.alive())
+
+
+if __name__ == "__main__":
+    unittest.main()

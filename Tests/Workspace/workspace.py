@@ -1,0 +1,230 @@
+"""What the workspace's tests share: a daemon with [web] on a scratch library, a logged-in HTTP
+client, the six independent PDF readers, and renders of a page region to compare with.
+
+The binary is PDFTRAPPER_BIN (default .build/debug/pdftrapper below the checkout). Everything
+listens on 127.0.0.1 only.
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("PDFTRAPPER_BIN", os.path.join(ROOT, ".build", "debug", "pdftrapper"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def text_pdf(path, lines, rotate=0, crop=None):
+    """A PDF whose page 1 shows `lines` in Helvetica 24 pt from the top (Ghostscript writes it),
+    turned by `rotate` and cropped to `crop` [x0 y0 x1 y1] by qpdf when asked."""
+    ps = ["%!PS", "<< /PageSize [612 792] >> setpagedevice", "/Helvetica findfont 24 scalefont setfont"]
+    for number, line in enumerate(lines):
+        ps.append(f"72 {700 - 40 * number} moveto ({line}) show")
+    ps.append("showpage")
+    source = path + ".ps"
+    with open(source, "w") as f:
+        f.write("\n".join(ps) + "\n")
+    plain = path + ".plain.pdf"
+    subprocess.run(["ps2pdf", source, plain], check=True)
+    os.remove(source)
+    if rotate or crop:
+        import pypdf
+        reader = pypdf.PdfReader(plain)
+        writer = pypdf.PdfWriter()
+        for page in reader.pages:
+            if rotate:
+                page.rotate(rotate)
+            if crop:
+                page.cropbox = pypdf.generic.RectangleObject(crop)
+            writer.add_page(page)
+        with open(plain, "wb") as f:
+            writer.write(f)
+    shutil.move(plain, path)
+
+
+class Daemon:
+    """`pdftrapper run` with [web] on a scratch folder: inbox, library, signatures, quarantine."""
+
+    def __init__(self, extra=""):
+        self.dir = tempfile.mkdtemp(prefix="pdftrapper-web-")
+        self.port = free_port()
+        for folder in ["inbox", "library", "signatures"]:
+            os.makedirs(os.path.join(self.dir, folder))
+        self.config = os.path.join(self.dir, "config.toml")
+        with open(self.config, "w") as f:
+            f.write(f"""[daemon]
+state_dir = "state"
+[library]
+root = "library"
+[inbox]
+path = "inbox"
+settle = "0.3s"
+[signatures]
+path = "signatures"
+[web]
+listen = "127.0.0.1:{self.port}"
+{extra}
+[[rule]]
+name = "everything"
+target = "Inbox.pdf"
+""")
+        self.log = open(os.path.join(self.dir, "daemon.log"), "w")
+        self.process = subprocess.Popen([BIN, "run", "--config", self.config], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    break
+            except OSError:
+                if self.process.poll() is not None:
+                    raise RuntimeError("the daemon ended at start:\n" + self.log_text())
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("the workspace never listened:\n" + self.log_text())
+        self.login_url = subprocess.run([BIN, "web-url", "--config", self.config], check=True, capture_output=True,
+                                        text=True).stdout.strip()
+        self.token = urllib.parse.parse_qs(urllib.parse.urlparse(self.login_url).query)["token"][0]
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.host = f"127.0.0.1:{self.port}"
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def log_text(self):
+        self.log.flush()
+        with open(os.path.join(self.dir, "daemon.log")) as f:
+            return f.read()
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def stop(self):
+        if self.alive():
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def drop(self, name, source):
+        """Into the inbox the way a sync tool writes: a hidden name, then a rename."""
+        hidden = self.path("inbox", "." + name + ".part")
+        shutil.copy(source, hidden)
+        os.rename(hidden, self.path("inbox", name))
+
+    def wait_for(self, condition, seconds=20, what="a condition"):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if condition():
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; daemon log:\n{self.log_text()[-3000:]}")
+
+    def cli(self, *arguments):
+        return subprocess.run([BIN, *arguments], check=True, capture_output=True, text=True).stdout
+
+    def annotations(self, relative):
+        return json.loads(self.cli("annotations", "--json", self.path("library", relative)))
+
+    def history(self, relative):
+        """`pdftrapper history`, a line a revision."""
+        return [line for line in self.cli("history", self.path("library", relative)).splitlines() if line.strip()]
+
+
+class Client:
+    """HTTP on loopback with the session cookie, as the browser holds it."""
+
+    def __init__(self, daemon, login=True):
+        self.daemon = daemon
+        self.cookie = None
+        if login:
+            status, headers, _ = self.request("GET", "/login?token=" + daemon.token, cookie=False)
+            assert status == 303, status
+            self.cookie = re.search(r"pdftrapper_session=([0-9a-f]+)", headers["set-cookie"]).group(1)
+
+    def request(self, method, path, body=None, headers=None, cookie=True):
+        connection = http.client.HTTPConnection("127.0.0.1", self.daemon.port, timeout=30)
+        sent = {"Host": self.daemon.host}
+        if cookie and self.cookie:
+            sent["Cookie"] = "pdftrapper_session=" + self.cookie
+        if method == "POST":
+            sent["X-PDFTrapper-CSRF"] = "1"
+            sent["Content-Type"] = "application/json"
+        sent.update(headers or {})
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+        connection.request(method, path, body=body, headers=sent)
+        response = connection.getresponse()
+        data = response.read()
+        connection.close()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, data
+
+    def json(self, method, path, body=None):
+        status, _, data = self.request(method, path, body)
+        return status, (json.loads(data) if data else None)
+
+
+# The six independent readers, each asked for the page count.
+def reader_pages(path):
+    counts = {}
+    subprocess.run(["qpdf", "--check", path], check=True, capture_output=True)
+    info = subprocess.run(["pdfinfo", path], check=True, capture_output=True, text=True).stdout
+    counts["poppler"] = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+    script = tempfile.NamedTemporaryFile("w", suffix=".js", delete=False)
+    script.write("var d = new Document(scriptArgs[0]); var n = d.countPages(); d.loadPage(n - 1); print(n);\n")
+    script.close()
+    counts["mupdf"] = int(subprocess.run(["mutool", "run", script.name, path], check=True, capture_output=True,
+                                         text=True).stdout.split()[-1])
+    os.remove(script.name)
+    gs = subprocess.run(["gs", "-q", "-dNODISPLAY", "-dBATCH", "-dNOPAUSE", f"--permit-file-read={path}", "-c",
+                         f"({path}) (r) file runpdfbegin pdfpagecount = quit"], check=True, capture_output=True, text=True)
+    counts["ghostscript"] = int(gs.stdout.split()[-1])
+    import pypdf
+    import pypdfium2
+    counts["pypdf"] = len(pypdf.PdfReader(path, strict=True).pages)
+    counts["pypdfium2"] = len(pypdfium2.PdfDocument(path))
+    return counts
+
+
+def assert_readers_agree(path, pages):
+    counts = reader_pages(path)
+    wrong = {reader: n for reader, n in counts.items() if n != pages}
+    assert not wrong, f"{path}: readers disagree with {pages} pages: {wrong}"
+
+
+def render(path, page=1, dpi=72):
+    """Page `page` rendered by poppler's pdftoppm (not the daemon's renderer), as a Pillow image."""
+    from PIL import Image
+    out = tempfile.mkdtemp()
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(page), "-l", str(page), "-png", path, out + "/p"], check=True)
+    name = os.listdir(out)[0]
+    image = Image.open(os.path.join(out, name)).convert("RGB")
+    image.load()
+    shutil.rmtree(out)
+    return image
+
+
+def changed_pixels(before, after, box):
+    """How many pixels in `box` (pixel coordinates) differ noticeably between two renders."""
+    a, b = before.crop(box).load(), after.crop(box).load()
+    width, height = box[2] - box[0], box[3] - box[1]
+    return sum(1 for x in range(width) for y in range(height)
+               if sum(abs(p - q) for p, q in zip(a[x, y], b[x, y])) > 60)
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
