@@ -13,10 +13,15 @@ echo test > "$demo/sane/dll.conf"
 echo "geometry_max 300" > "$demo/sane/test.conf"
 export SANE_CONFIG_DIR=$demo/sane
 
-cat > "$demo/config.toml" <<'TOML'
+port=${DEMO_PORT:-8470}
+cat > "$demo/config.toml" <<TOML
 # The demo's config: every path is relative to this file's folder.
 [daemon]
 state_dir = "state"
+
+# The workspace: the library in a browser (pdftrapper web-url prints the address to log in with).
+[web]
+listen = "127.0.0.1:$port"
 
 [library]
 root = "library"
@@ -46,7 +51,7 @@ ocr = ["eng"]
 name = "everything-else"
 target = "Inbox.pdf"
 
-# `pdftrapper scan --profile feeder`: every sheet in the test scanner's feeder (it holds 10),
+# "pdftrapper scan --profile feeder": every sheet in the test scanner's feeder (it holds 10),
 # grey, 150 dpi, A4, into one revision of Scans/YEAR-MONTH.pdf.
 [profile.feeder]
 device = "test:0"
@@ -66,6 +71,7 @@ TOML
 
 echo "== pdftrapper check-config demo/config.toml"
 "$bin" check-config "$demo/config.toml"
+workspace=$("$bin" web-url --config "$demo/config.toml")
 
 echo "== scanning two pages with SANE's test scanner into the demo inbox (the daemon takes them at start)"
 scanimage -d test --mode Color --test-picture "Color pattern" --resolution 75 --format=png \
@@ -115,7 +121,12 @@ echo "== pdftrapper scan --profile feeder: the test scanner's 10-sheet feeder in
 
 cat <<TXT
 
-The demo lives in $demo; the daemon starts now (Ctrl-C stops it). In another terminal, try:
+The demo lives in $demo; the daemon starts now (Ctrl-C stops it).
+
+The workspace (the library in your browser: pages, history, markup, signatures, undo):
+  $workspace
+
+In another terminal, try:
   cp some-photo.jpg demo/inbox/                   # lands in demo/library/Inbox.pdf
   cp some-receipt.png demo/inbox/receipts/        # lands in demo/library/Receipts/YYYY-MM.pdf
   echo "not a picture" > demo/inbox/bad.jpg       # goes to demo/quarantine/ with bad.jpg.why.txt
