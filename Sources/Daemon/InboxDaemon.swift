@@ -296,6 +296,7 @@ public final class InboxDaemon {
         for line in ocrWorkers?.finished() ?? [] {
             log.log(line.failed ? .warning : .info, line.text)
             status.record(JobOutcome(input: "ocr", result: .ocr, reason: line.text.replacingOccurrences(of: "pdftrapper: ", with: "")))
+            if let revision = line.revision { companion?.revisionLanded(target: revision.target, end: revision.end, operation: "ocr") }
             saveStatus()
         }
     }

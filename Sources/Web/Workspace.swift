@@ -4,6 +4,29 @@ import Glibc
 import PDFAccess
 import TrapperCore
 
+/// A value behind a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+/// Set once, waited on with a timeout.
+final class Flag: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var raised = false
+    var isSet: Bool { condition.withLock { raised } }
+    func set() { condition.withLock { raised = true; condition.broadcast() } }
+    func wait(seconds: Double) {
+        condition.withLock { if !raised { _ = condition.wait(until: Date().addingTimeInterval(seconds)) } }
+    }
+}
+
 /// The workspace: the library, its documents and their history, page pictures, markup saved as
 /// revisions, undo and redo, the daemon's status, and a live feed of all of it. `admit` decides
 /// who gets in before a byte of a body is read; `respond` answers; the routes read like the table
@@ -18,6 +41,9 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
     let save: WorkspaceSave
     let staticFiles: String?
     private var server: HTTPServer?
+    /// The documents' lengths as last seen, so that a revision is told once.
+    private let lengths = Locked<[String: Int]>([:])
+    private let stopping = Flag()
 
     public var bodyLimit: Int { (config.web ?? WebSettings()).maxBodyBytes }
 
@@ -32,12 +58,15 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     /// Listens on `web.listen`; what `pdftrapper run` with `[web]` and `pdftrapper serve` do.
     public func start() throws {
+        lengths.withLock { $0 = documentLengths() }
         server = try HTTPServer(listen: (config.web ?? WebSettings()).listen, handler: self)
+        watchLengths()
     }
 
     public var port: Int? { server?.port }
 
     public func stop() {
+        stopping.set()
         events.close()
         server?.stop()
         server = nil
@@ -47,6 +76,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     public func revisionLanded(target: String, end: Int, operation: String) {
         guard let relative = library.relative(target) else { return }
+        lengths.withLock { $0[relative] = end }
         events.publish("revision", ["path": relative, "end": end, "operation": operation])
     }
 
@@ -54,9 +84,29 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         events.publish("status", [:])
     }
 
-    /// Each document's length now, by path (what `serve` compares to see other processes' revisions).
-    public func documentLengths() -> [String: Int] {
-        Dictionary(library.documents().map { (config.library.root + "/" + $0.relative, $0.size) }, uniquingKeysWith: { $1 })
+    /// Each document's length now, by its path below the library.
+    func documentLengths() -> [String: Int] {
+        Dictionary(library.documents().map { ($0.relative, $0.size) }, uniquingKeysWith: { $1 })
+    }
+
+    /// Revisions other processes make (`pdftrapper ingest`, `undo`, a daemon beside `serve`) are
+    /// seen by the files' lengths, looked at every 2 s; those the daemon reports come at once.
+    private func watchLengths() {
+        let thread = Thread { [weak self] in
+            while let self, !self.stopping.isSet {
+                let now = self.documentLengths()
+                let changed = self.lengths.withLock { known -> [(String, Int)] in
+                    defer { known = now }
+                    return now.filter { known[$0.key] != nil && known[$0.key] != $0.value }.map { ($0.key, $0.value) }
+                }
+                for (relative, length) in changed {
+                    self.events.publish("revision", ["path": relative, "end": length, "operation": "changed"])
+                }
+                self.stopping.wait(seconds: 2)
+            }
+        }
+        thread.name = "pdftrapper-web-lengths"
+        thread.start()
     }
 
     // MARK: who gets in

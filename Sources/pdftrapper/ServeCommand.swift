@@ -48,41 +48,16 @@ enum ServeCommand: Command {
             return .unavailable
         }
         context.err("pdftrapper: workspace on \((config.web ?? WebSettings()).listen); `pdftrapper web-url` prints the address to log in with")
-        var watch = LibraryChanges(workspace: workspace)
-        while true {
-            if signals.wait(seconds: 0.5).contains(.stop) { break }
+        while !signals.wait(seconds: 0.5).contains(.stop) {
+            // Its own saves: the daemon's loop would report them under `run`.
             for finished in edits.finished() {
                 guard let applied = finished.outcome.applied else { continue }
                 workspace.revisionLanded(target: applied.target, end: applied.end, operation: applied.operations.first ?? "edit")
             }
-            watch.look()
         }
         workspace.stop()
         edits.stop()
         return .ok
-    }
-}
-
-/// Without the daemon beside it, `serve` sees other processes' revisions by the files' lengths,
-/// looked at every 2 s.
-struct LibraryChanges {
-    let workspace: Workspace
-    var lengths: [String: Int] = [:]
-    var last = Date.distantPast
-
-    init(workspace: Workspace) {
-        self.workspace = workspace
-        lengths = workspace.documentLengths()
-    }
-
-    mutating func look() {
-        guard Date().timeIntervalSince(last) >= 2 else { return }
-        last = Date()
-        let now = workspace.documentLengths()
-        for (path, length) in now where lengths[path] != length {
-            workspace.revisionLanded(target: path, end: length, operation: "changed")
-        }
-        lengths = now
     }
 }
 

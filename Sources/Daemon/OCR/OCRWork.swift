@@ -9,6 +9,8 @@ public enum OCRWork {
     public struct Line: Sendable {
         public var text: String
         public var failed: Bool
+        /// The revision the OCR wrote, when it wrote one: its target and end.
+        public var revision: (target: String, end: Int)? = nil
     }
 
     /// Does one request, if no other process holds it; nil when it was claimed elsewhere.
@@ -31,7 +33,8 @@ public enum OCRWork {
             engines[key] = engine
             let outcome = try OCRJob(store: store).run(target: request.target, pages: request.references, engines: [engine])
             queue.remove(path)
-            return Line(text: "pdftrapper: " + outcome.summary, failed: false)
+            return Line(text: "pdftrapper: " + outcome.summary, failed: false,
+                        revision: outcome.revision.map { (outcome.target, $0) })
         } catch let error as OCREngine.Failure {
             // No retry can bring a language that is not installed: say so, and let the request go.
             queue.remove(path)
