@@ -20,6 +20,9 @@ test: deps
 	$(SWIFT) build --build-tests
 	# A hung test (a SANE backend's own deadlock, say) fails the run after 25 minutes instead of stalling it.
 	timeout 1500 $(SWIFT) test --skip-build
+	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
+	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
+	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser
 	# Every parser under libFuzzer for 30 s (fuzz/README.md).
 	nice -n 5 scripts/fuzz.sh 30
 	# make install into a scratch DESTDIR; the Debian package built, checked by lintian, installed,

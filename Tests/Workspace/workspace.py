@@ -34,6 +34,7 @@ def text_pdf(path, lines, rotate=0, crop=None):
         ps.append(f"72 {700 - 40 * number} moveto ({line}) show")
     ps.append("showpage")
     source = path + ".ps"
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(source, "w") as f:
         f.write("\n".join(ps) + "\n")
     plain = path + ".plain.pdf"

@@ -1,0 +1,390 @@
+"""The workspace in Debian's Chromium, driven through WebDriver with real pointer events, one
+browser for every scenario. Each is checked from outside the browser: the six readers agree,
+`pdftrapper annotations --json` lists what was drawn, a pdftoppm render has the stroke's pixels
+where it was drawn, and history shows one revision per save.
+
+PDFTRAPPER_SCREENSHOTS=DIR saves the README's screenshots there.
+"""
+import json
+import os
+import shutil
+import time
+import unittest
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
+from selenium.webdriver.common.by import By
+
+from workspace import Client, Daemon, assert_readers_agree, changed_pixels, render, text_pdf
+
+
+def start_browser():
+    options = Options()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000",
+                     "--force-device-scale-factor=1", "--disable-dev-shm-usage"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+class BrowserTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = Daemon()
+        cls.browser = start_browser()
+        cls.client = Client(cls.daemon)
+        # A saved signature, as pen strokes.
+        with open(cls.daemon.path("signatures", "jane.toml"), "w") as f:
+            f.write('width = 3\nstrokes = [[[0, 40], [15, 5], [30, 40], [45, 10], [60, 35], [90, 20]]]\n')
+        # Log in the way a user does: the address web-url printed.
+        cls.browser.get(cls.daemon.login_url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.quit()
+        cls.daemon.stop()
+
+    def tearDown(self):
+        errors = [entry for entry in self.browser.get_log("browser")
+                  if entry["level"] == "SEVERE" and "favicon" not in entry["message"] and "409" not in entry["message"]]
+        self.assertEqual(errors, [], "the page's console has errors")
+
+    # MARK: helpers
+
+    def document(self, name, lines=("The quick brown fox jumps", "over the lazy dog"), **shape):
+        path = self.daemon.path("library", name)
+        text_pdf(path, list(lines), **shape)
+        return path
+
+    def open(self, name):
+        self.browser.get(self.daemon.base + "/#/doc/" + name)
+        self.wait_ready()
+
+    def wait_ready(self, end=None):
+        def ready():
+            body = self.browser.find_element(By.TAG_NAME, "body")
+            if body.get_attribute("data-state") != "ready":
+                return False
+            return end is None or body.get_attribute("data-end") == str(end)
+        self.daemon.wait_for(ready, what="the workspace to be ready")
+
+    def js(self, script, *arguments):
+        return self.browser.execute_script(script, *arguments)
+
+    def page_box(self):
+        """The page image's place in the viewport, and its size in points (as /api/document says)."""
+        rect = self.js("const r = document.getElementById('page-canvas').getBoundingClientRect();"
+                       "return [r.left, r.top, r.width, r.height];")
+        return rect
+
+    def viewport(self, name, point):
+        """A point of the page as shown (points, y down) in viewport pixels."""
+        _, info = self.client.json("GET", "/api/document?path=" + name)
+        page = info["pages"][int(self.js("return document.getElementById('page-number').value || 1") or 1) - 1]
+        left, top, width, height = self.page_box()
+        return (round(left + point[0] * width / page["width"]), round(top + point[1] * height / page["height"]))
+
+    def drag(self, name, points):
+        mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
+        actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
+        first = self.viewport(name, points[0])
+        actions.pointer_action.move_to_location(*first).pointer_down()
+        for point in points[1:]:
+            actions.pointer_action.move_to_location(*self.viewport(name, point))
+        actions.pointer_action.pointer_up()
+        actions.perform()
+
+    def tap(self, name, point):
+        self.drag(name, [point])
+
+    def click(self, element_id):
+        self.browser.find_element(By.ID, element_id).click()
+
+    def save(self, name):
+        before = os.path.getsize(self.daemon.path("library", name))
+        self.click("save")
+        self.daemon.wait_for(lambda: os.path.getsize(self.daemon.path("library", name)) != before, what="the save's revision")
+        self.wait_ready(end=os.path.getsize(self.daemon.path("library", name)))
+
+    def annotations(self, name, kind=None):
+        found = self.daemon.annotations(name)
+        return [a for a in found if kind is None or a["kind"] == kind]
+
+    # MARK: scenarios
+
+    def test_01_log_in_and_open_a_document(self):
+        self.document("Letters/Welcome.pdf")
+        self.browser.get(self.daemon.base + "/")
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, '.doc-link[data-path="Letters/Welcome.pdf"]'),
+                             what="the library to list the document")
+        self.browser.find_element(By.CSS_SELECTOR, '.doc-link[data-path="Letters/Welcome.pdf"]').click()
+        self.wait_ready()
+        self.assertEqual(self.js("return document.getElementById('strip').dataset.pages"), "1")
+        self.assertTrue(self.js("const i = document.getElementById('page-image'); return i.complete && i.naturalWidth > 0"))
+
+    def test_02_a_pen_stroke_lands_where_it_was_drawn(self):
+        path = self.document("Pen.pdf")
+        before = render(path)
+        self.open("Pen.pdf")
+        self.click("tool-pen")
+        points = [(200, 400), (260, 430), (320, 400), (380, 440), (440, 410)]
+        self.drag("Pen.pdf", points)
+        self.assertEqual(self.js("return document.getElementById('unsaved-count').textContent").strip()[:1], "1")
+        self.save("Pen.pdf")
+        inks = self.annotations("Pen.pdf", "Ink")
+        self.assertEqual(len(inks), 1)
+        # The annotation's rect (user space, y up) holds the points drawn (page 792 high).
+        x0, y0, x1, y1 = inks[0]["rect"]
+        self.assertLessEqual(x0, 200); self.assertGreaterEqual(x1, 440)
+        self.assertLessEqual(y0, 792 - 440); self.assertGreaterEqual(y1, 792 - 400)
+        after = render(path)
+        self.assertGreater(changed_pixels(before, after, (195, 395, 445, 445)), 100, "the stroke's pixels are not where it was drawn")
+        self.assertEqual(changed_pixels(before, after, (50, 600, 550, 780)), 0, "pixels changed away from the stroke")
+        self.assertEqual(len(self.daemon.history("Pen.pdf")), 2)
+        assert_readers_agree(path, 1)
+
+    def test_03_highlight_a_phrase_by_dragging_across_it(self):
+        path = self.document("Highlight.pdf")
+        self.open("Highlight.pdf")
+        self.click("tool-highlight")
+        _, words = self.client.json("GET", "/api/words?path=Highlight.pdf&page=1")
+        boxes = {w["text"]: w["box"] for w in words["words"]}
+        quick, brown = boxes["quick"], boxes["brown"]
+        self.drag("Highlight.pdf", [(quick[0] + 2, (quick[1] + quick[3]) / 2), (brown[2] - 2, (brown[1] + brown[3]) / 2)])
+        self.save("Highlight.pdf")
+        highlights = self.annotations("Highlight.pdf", "Highlight")
+        self.assertEqual(len(highlights), 1)
+        x0, y0, x1, y1 = highlights[0]["rect"]
+        # It covers "quick brown" and not "The" or "fox".
+        self.assertLessEqual(x0, quick[0] + 1); self.assertGreaterEqual(x1, brown[2] - 1)
+        self.assertGreater(x0, boxes["The"][2] - 1); self.assertLess(x1, boxes["fox"][0] + 1)
+        self.assertLessEqual(y0, 792 - quick[3] + 1); self.assertGreaterEqual(y1, 792 - quick[1] - 1)
+        assert_readers_agree(path, 1)
+
+    def test_04_place_a_saved_signature(self):
+        path = self.document("Sign.pdf")
+        self.open("Sign.pdf")
+        self.click("tool-signature")
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, '.signature-item[data-name="jane"]'),
+                             what="the saved signature in the menu")
+        self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="jane"]').click()
+        self.drag("Sign.pdf", [(300, 500), (450, 560)])
+        self.save("Sign.pdf")
+        stamps = [a for a in self.annotations("Sign.pdf") if a["kind"] in ("Stamp", "Ink")]
+        self.assertEqual(len(stamps), 1, self.annotations("Sign.pdf"))
+        x0, y0, x1, y1 = stamps[0]["rect"]
+        self.assertGreaterEqual(x0, 299); self.assertLessEqual(x1, 451)
+        self.assertGreaterEqual(y0, 792 - 561); self.assertLessEqual(y1, 792 - 499)
+        assert_readers_agree(path, 1)
+
+    def test_05_draw_and_save_a_new_signature_then_place_it(self):
+        path = self.document("NewSign.pdf")
+        self.open("NewSign.pdf")
+        self.click("tool-signature")
+        self.daemon.wait_for(lambda: self.browser.find_element(By.ID, "new-signature").is_displayed(), what="the menu")
+        self.click("new-signature")
+        pad = self.browser.find_element(By.ID, "signature-pad")
+        self.daemon.wait_for(pad.is_displayed, what="the signature pad")
+        rect = self.js("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];", pad)
+        mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
+        actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
+        actions.pointer_action.move_to_location(round(rect[0] + 20), round(rect[1] + rect[3] * 0.7)).pointer_down()
+        for step in range(1, 12):
+            actions.pointer_action.move_to_location(round(rect[0] + 20 + step * rect[2] * 0.07),
+                                                    round(rect[1] + rect[3] * (0.7 - 0.4 * (step % 2))))
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        self.browser.find_element(By.ID, "signature-name").send_keys("mine")
+        self.click("signature-save")
+        self.daemon.wait_for(lambda: os.path.exists(self.daemon.path("signatures", "mine.json")), what="the new signature's file")
+        with open(self.daemon.path("signatures", "mine.json")) as f:
+            self.assertGreaterEqual(len(json.load(f)["strokes"][0]), 5)
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, '.signature-item[data-name="mine"]'),
+                             what="the new signature in the menu")
+        if not self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="mine"]').is_displayed():
+            self.click("tool-signature")
+        self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="mine"]').click()
+        self.drag("NewSign.pdf", [(100, 600), (260, 660)])
+        self.save("NewSign.pdf")
+        self.assertEqual(len([a for a in self.annotations("NewSign.pdf") if a["kind"] in ("Stamp", "Ink")]), 1)
+        assert_readers_agree(path, 1)
+
+    def test_06_erase_one_annotation(self):
+        path = self.document("Erase.pdf")
+        self.open("Erase.pdf")
+        self.click("tool-rect")
+        self.drag("Erase.pdf", [(100, 300), (200, 360)])
+        self.click("tool-oval")
+        self.drag("Erase.pdf", [(300, 300), (400, 360)])
+        self.save("Erase.pdf")
+        self.assertEqual(sorted(a["kind"] for a in self.annotations("Erase.pdf")), ["Circle", "Square"])
+        self.click("tool-eraser")
+        # Tap on the rectangle's edge.
+        self.tap("Erase.pdf", (100, 330))
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('unsaved-count').textContent").strip()[:1] == "1",
+                             what="the erase to be queued")
+        self.save("Erase.pdf")
+        self.assertEqual([a["kind"] for a in self.annotations("Erase.pdf")], ["Circle"])
+        self.assertEqual(len(self.daemon.history("Erase.pdf")), 3)
+        assert_readers_agree(path, 1)
+
+    def test_07_undo_and_redo_a_revision(self):
+        path = self.document("Undo.pdf")
+        with open(path, "rb") as f:
+            original = f.read()
+        self.open("Undo.pdf")
+        self.click("tool-pen")
+        self.drag("Undo.pdf", [(100, 100), (200, 150)])
+        self.save("Undo.pdf")
+        with open(path, "rb") as f:
+            edited = f.read()
+        self.assertNotEqual(edited, original)
+        self.click("undo")
+        self.daemon.wait_for(lambda: os.path.getsize(path) == len(original), what="the undo")
+        self.wait_ready(end=len(original))
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), original)
+        self.click("redo")
+        self.daemon.wait_for(lambda: os.path.getsize(path) == len(edited), what="the redo")
+        self.wait_ready(end=len(edited))
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), edited)
+        assert_readers_agree(path, 1)
+
+    def test_08_rotate_and_move_a_page(self):
+        import pypdf
+        path = self.daemon.path("library", "Pages.pdf")
+        parts = []
+        for number in range(1, 4):
+            part = self.daemon.path(f"part{number}.pdf")
+            text_pdf(part, [f"Page number {number}"])
+            parts.append(part)
+        writer = pypdf.PdfWriter()
+        for part in parts:
+            writer.append(part)
+        with open(path, "wb") as f:
+            writer.write(f)
+        self.open("Pages.pdf")
+        self.click("page-rotate")
+        self.save("Pages.pdf")
+        self.assertEqual(pypdf.PdfReader(path).pages[0].rotation, 90)
+        # Drag page 3's thumbnail onto page 1's: page 3 comes first.
+        source = self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="3"]')
+        target = self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="1"]')
+        self.js("""
+            const [source, target] = arguments;
+            const data = new DataTransfer();
+            for (const [element, type] of [[source, 'dragstart'], [target, 'dragenter'], [target, 'dragover'], [target, 'drop'], [source, 'dragend']]) {
+                element.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
+            }""", source, target)
+        self.save("Pages.pdf")
+        texts = [page.extract_text().strip() for page in pypdf.PdfReader(path).pages]
+        self.assertEqual([t[-1] for t in texts], ["3", "1", "2"], texts)
+        self.assertEqual([page.rotation for page in pypdf.PdfReader(path).pages], [0, 90, 0])
+        self.assertEqual(len(self.daemon.history("Pages.pdf")), 3)
+        assert_readers_agree(path, 3)
+
+    def test_09_a_page_appears_while_a_file_is_dropped_into_the_inbox(self):
+        first = self.daemon.path("first.pdf")
+        text_pdf(first, ["The first page"])
+        self.daemon.drop("first.pdf", first)
+        target = self.daemon.path("library", "Inbox.pdf")
+        self.daemon.wait_for(lambda: os.path.exists(target), what="Inbox.pdf")
+        self.open("Inbox.pdf")
+        pages = int(self.js("return document.getElementById('strip').dataset.pages"))
+        second = self.daemon.path("second.pdf")
+        text_pdf(second, ["A second page, dropped while the document is open"])
+        self.daemon.drop("second.pdf", second)
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, f'.thumb[data-page="{pages + 1}"] img'),
+                             what="the new page's thumbnail, without a reload")
+        self.daemon.wait_for(lambda: self.js(f"const i = document.querySelector('.thumb[data-page=\"{pages + 1}\"] img');"
+                                             "return !!i && !!i.currentSrc && i.complete && i.naturalWidth > 0"),
+                             what="the new thumbnail's picture")
+        self.assertEqual(self.js("return performance.getEntriesByType('navigation').length"), 1, "the page was reloaded")
+        assert_readers_agree(target, pages + 1)
+
+    def test_10_two_tabs_saving_over_each_other(self):
+        path = self.document("Tabs.pdf")
+        # The first tab draws and does not save yet.
+        self.open("Tabs.pdf")
+        first = self.browser.current_window_handle
+        self.click("tool-oval")
+        self.drag("Tabs.pdf", [(300, 300), (400, 400)])
+        # A second tab saves meanwhile.
+        self.browser.switch_to.new_window("tab")
+        self.open("Tabs.pdf")
+        self.click("tool-rect")
+        self.drag("Tabs.pdf", [(100, 100), (200, 200)])
+        self.save("Tabs.pdf")
+        saved = os.path.getsize(path)
+        self.browser.close()
+        self.browser.switch_to.window(first)
+        # The first tab's marks are kept, and its save is refused, not merged.
+        self.click("save")
+        self.daemon.wait_for(lambda: "changed" in self.browser.find_element(By.ID, "message").text.lower(),
+                             what="the refusal's message")
+        self.assertTrue(self.browser.find_element(By.ID, "reload").is_displayed())
+        self.assertEqual(os.path.getsize(path), saved, "the second save was merged")
+        self.assertEqual([a["kind"] for a in self.annotations("Tabs.pdf")], ["Square"])
+        self.assertEqual(len(self.daemon.history("Tabs.pdf")), 2)
+        self.click("reload")
+        self.wait_ready(end=saved)
+        assert_readers_agree(path, 1)
+
+    def test_11_a_turned_cropped_page_is_marked_where_it_shows(self):
+        path = self.document("Turned.pdf", rotate=90, crop=[50, 100, 562, 742])
+        self.open("Turned.pdf")
+        _, info = self.client.json("GET", "/api/document?path=Turned.pdf")
+        self.assertEqual((info["pages"][0]["width"], info["pages"][0]["height"]), (642, 512))
+        self.click("tool-rect")
+        self.drag("Turned.pdf", [(100, 50), (200, 100)])
+        self.save("Turned.pdf")
+        squares = self.annotations("Turned.pdf", "Square")
+        self.assertEqual(len(squares), 1)
+        # Shown (x, y down) on a page turned 90 degrees and cropped: user x = crop x0 + y, user y = crop y0 + x.
+        x0, y0, x1, y1 = squares[0]["rect"]
+        self.assertAlmostEqual(x0, 50 + 50, delta=3); self.assertAlmostEqual(x1, 50 + 100, delta=3)
+        self.assertAlmostEqual(y0, 100 + 100, delta=3); self.assertAlmostEqual(y1, 100 + 200, delta=3)
+        assert_readers_agree(path, 1)
+
+    def test_99_screenshots(self):
+        """The README's pictures (only with PDFTRAPPER_SCREENSHOTS): the library, a marked-up document, the status."""
+        folder = os.environ.get("PDFTRAPPER_SCREENSHOTS")
+        if not folder:
+            self.skipTest("PDFTRAPPER_SCREENSHOTS is not set")
+        os.makedirs(folder, exist_ok=True)
+        path = self.document("Letters/2026-12 Invoice.pdf", lines=["Invoice 2026-117", "Total due: 240.00 EUR",
+                                                                  "Please pay within thirty days"])
+        _, words = self.client.json("GET", "/api/words?path=Letters/2026-12%20Invoice.pdf&page=1")
+        total = [w["box"] for w in words["words"] if w["text"] in ("240.00", "EUR")]
+        edits = [{"op": "highlight", "page": 1, "rects": [[total[0][0], total[0][1], total[-1][2], total[-1][3]]]},
+                 {"op": "ink", "page": 1, "strokes": [[[70, 200], [160, 215], [250, 205], [330, 220]]], "width": 2, "color": "#1a3a9e"},
+                 {"op": "signature", "page": 1, "name": "jane", "box": [380, 300, 540, 360]},
+                 {"op": "note", "page": 1, "at": [470, 60], "contents": "Paid on the 3rd"}]
+        status, answer = self.client.json("POST", "/api/save", {"path": "Letters/2026-12 Invoice.pdf",
+                                                                 "base_end": os.path.getsize(path), "edits": edits})
+        self.assertEqual(status, 200, answer)
+        bad = self.daemon.path("inbox", "receipt.jpg")
+        with open(bad, "w") as f:
+            f.write("not a picture")
+        self.daemon.wait_for(lambda: os.path.exists(self.daemon.path("quarantine", "receipt.jpg.why.txt")), what="the quarantine")
+        self.browser.get(self.daemon.base + "/")
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, ".doc-link"), what="the library")
+        time.sleep(0.5)
+        self.browser.save_screenshot(os.path.join(folder, "workspace-library.png"))
+        self.open("Letters/2026-12%20Invoice.pdf")
+        self.click("tool-pen")
+        time.sleep(0.5)
+        self.browser.save_screenshot(os.path.join(folder, "workspace-document.png"))
+        self.browser.get(self.daemon.base + "/#/status")
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, ".quarantine-row"), what="the quarantine list")
+        time.sleep(0.5)
+        self.browser.save_screenshot(os.path.join(folder, "workspace-status.png"))
+
+
+if __name__ == "__main__":
+    unittest.main()

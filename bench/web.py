@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The workspace, side by side with itself where there is no peer: every figure is a ratio or a
+difference within one run. Usage: bench/web.py PATH/TO/pdftrapper [--rounds N]
+
+1. Page picture latency: cold renders (each page asked once) of a 10-page and a 5,000-page
+   document at 1,000 px, and opening each (GET /api/document); p50 and the ratio. Goal: at most 1.5.
+2. Drop-to-visible in an open browser (Chromium, the workspace's own page), past the daemon's
+   drop-to-durable (the target's new length on disk): p50 of the difference. Goal: at most 250 ms.
+3. A 10-stroke save to a durable revision and its re-rendered page: p50. Goal: at most 300 ms.
+4. 50 viewers at once paging through the 5,000-page document: errors, and the server's peak RSS.
+   Goals: no errors, at most 150 MB.
+"""
+import os, statistics, subprocess, sys, tempfile, threading, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Workspace"))
+import workspace  # noqa: E402
+
+
+def pages_pdf(path, count):
+    """`count` pages of text, written by Ghostscript."""
+    source = path + ".ps"
+    with open(source, "w") as f:
+        f.write("%!PS\n<< /PageSize [612 792] >> setpagedevice\n/Helvetica findfont 14 scalefont setfont\n"
+                f"1 1 {count} {{ /n exch def 0 1 20 {{ 30 mul 100 add 72 exch moveto (Page ) show n 10 string cvs show "
+                "( of the benchmark document, a line of text to render.) show } for showpage } for\n")
+    subprocess.run(["ps2pdf", source, path], check=True)
+    os.remove(source)
+
+
+def p50(values):
+    return statistics.median(values)
+
+
+def timed(call):
+    start = time.perf_counter()
+    result = call()
+    return (time.perf_counter() - start) * 1000, result
+
+
+def page_latency(client, rounds):
+    print("1. page pictures, cold, 1,000 px wide")
+    figures = {}
+    for name, count in [("Ten.pdf", 10), ("Big.pdf", 5000)]:
+        opened = [timed(lambda: client.request("GET", f"/api/document?path={name}"))[0] for _ in range(3)]
+        # Distinct pages, each rendered once; the 10-page document is asked for its pages again at other widths.
+        times = []
+        for index in range(rounds):
+            page = (index * 97) % count + 1
+            width = 1000 + (index // count) * 10
+            elapsed, (status, _, _) = timed(lambda: client.request("GET", f"/api/page?path={name}&page={page}&width={width}"))
+            assert status == 200, status
+            times.append(elapsed)
+        figures[name] = (p50(times), min(opened))
+        print(f"   {name:8} {count:5} pages: page p50 {p50(times):6.1f} ms; open {min(opened):6.1f} ms")
+    ratio = figures["Big.pdf"][0] / figures["Ten.pdf"][0]
+    print(f"   ratio 5,000/10 pages: page {ratio:.2f} (goal <= 1.5); open {figures['Big.pdf'][1] / figures['Ten.pdf'][1]:.2f}")
+
+
+def drop_to_visible(daemon, rounds):
+    print("2. drop-to-visible in an open browser, past drop-to-durable")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    options = Options()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900"]:
+        options.add_argument(argument)
+    browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        browser.get(daemon.login_url)
+        browser.get(daemon.base + "/#/doc/Inbox.pdf")
+        daemon.wait_for(lambda: browser.execute_script("return document.body.dataset.state") == "ready", what="the page")
+        # The browser notes when a thumbnail for a new page has its picture.
+        browser.execute_script("""
+            window.seen = {};
+            const look = () => {
+                for (const img of document.querySelectorAll('.thumb img')) {
+                    const page = img.closest('.thumb').dataset.page;
+                    if (!(page in window.seen) && img.complete && img.naturalWidth > 0 && img.currentSrc) window.seen[page] = Date.now();
+                }
+                requestAnimationFrame(look);
+            };
+            look();""")
+        target = daemon.path("library", "Inbox.pdf")
+        page = daemon.path("page.pdf")
+        workspace.text_pdf(page, ["a page dropped into the inbox"])
+        differences = []
+        for _ in range(rounds):
+            length = os.path.getsize(target)
+            pages = browser.execute_script("return document.querySelectorAll('.thumb').length")
+            dropped = time.time()
+            daemon.drop("drop.pdf", page)
+            while os.path.getsize(target) == length:
+                time.sleep(0.0005)
+            durable = time.time()
+            daemon.wait_for(lambda: str(pages + 1) in browser.execute_script("return window.seen"), what="the new thumbnail")
+            visible = browser.execute_script("return window.seen")[str(pages + 1)] / 1000
+            differences.append((visible - durable) * 1000)
+            del dropped
+            time.sleep(0.3)
+        print(f"   visible after durable: p50 {p50(differences):.0f} ms, max {max(differences):.0f} ms (goal p50 <= 250)")
+    finally:
+        browser.quit()
+
+
+def save_latency(client, daemon, rounds):
+    print("3. a 10-stroke save, to a durable revision and its re-rendered page")
+    times = []
+    for index in range(rounds):
+        _, info = client.json("GET", "/api/document?path=Ten.pdf")
+        strokes = [[[50 + i * 40 + j * 2, 100 + index * 5 + (j % 5) * 3] for j in range(20)] for i in range(10)]
+        start = time.perf_counter()
+        status, answer = client.json("POST", "/api/save", {"path": "Ten.pdf", "base_end": info["end"],
+                                                            "edits": [{"op": "ink", "page": 1, "strokes": strokes, "width": 2}]})
+        assert status == 200, answer
+        status, _, _ = client.request("GET", "/api/page?path=Ten.pdf&page=1&width=1000")
+        assert status == 200
+        times.append((time.perf_counter() - start) * 1000)
+    print(f"   save and re-render: p50 {p50(times):.0f} ms, max {max(times):.0f} ms (goal p50 <= 300)")
+
+
+def viewers(client, daemon, count=50, pages=10):
+    print(f"4. {count} viewers at once, each paging through {pages} pages of the 5,000-page document")
+    errors = []
+    def view(number):
+        try:
+            status, _, _ = client.request("GET", "/api/document?path=Big.pdf")
+            if status != 200:
+                errors.append(status)
+            for step in range(pages):
+                page = 1000 + number * pages + step
+                status, _, body = client.request("GET", f"/api/page?path=Big.pdf&page={page}&width=800")
+                if status != 200 or not body.startswith(b"\x89PNG"):
+                    errors.append(status)
+        except Exception as error:  # noqa: BLE001 - every failure counts
+            errors.append(repr(error))
+    threads = [threading.Thread(target=view, args=(n,)) for n in range(count)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    with open(f"/proc/{daemon.process.pid}/status") as f:
+        peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+    print(f"   {count * pages} pages in {elapsed:.1f} s; errors: {len(errors)} {errors[:3]}; "
+          f"server peak RSS {peak:.0f} MB (goals: no errors, <= 150 MB)")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    os.environ["PDFTRAPPER_BIN"] = os.path.abspath(sys.argv[1])
+    workspace.BIN = os.environ["PDFTRAPPER_BIN"]
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 20
+    daemon = workspace.Daemon()
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            pages_pdf(daemon.path("library", "Ten.pdf"), 10)
+            pages_pdf(daemon.path("library", "Big.pdf"), 5000)
+            first = os.path.join(scratch, "first.pdf")
+            workspace.text_pdf(first, ["the first page"])
+            daemon.drop("first.pdf", first)
+            daemon.wait_for(lambda: os.path.exists(daemon.path("library", "Inbox.pdf")), what="Inbox.pdf")
+        client = workspace.Client(daemon)
+        page_latency(client, rounds)
+        drop_to_visible(daemon, rounds)
+        save_latency(client, daemon, rounds)
+        viewers(client, daemon)
+    finally:
+        daemon.stop()
+
+
+if __name__ == "__main__":
+    main()

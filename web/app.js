@@ -1,0 +1,871 @@
+// app.js — the workspace: routing, the library and status views, the document view (page strip,
+// page, history), the unsaved edits with their undo stack, saving, and live updates.
+//
+// The contract with the server is web/README.md. Drawing on the page is draw.js; signatures are
+// signatures.js; api.js does the HTTP.
+//
+// Tests wait on document.body.dataset.state ("loading", "ready", "saving", "error") and read
+// document.body.dataset.end (the open document's end).
+
+import { api, query } from './api.js';
+import {
+  initMarkup, setTool, chooseSignature, refreshCanvasMode, layoutCanvas, render,
+  cancelGesture, commitText,
+} from './draw.js';
+import { initSignatures } from './signatures.js';
+
+const THUMB_WIDTH = 160;        // pixels asked for a strip thumbnail
+const HISTORY_THUMB_WIDTH = 80; // pixels asked for a history thumbnail
+const MAX_PAGE_CSS_WIDTH = 1100;
+const CHANGED_NOTICE = 'The document changed (a scan or another tab); Save will be refused — reload';
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  view: null,        // 'library' | 'status' | 'doc'
+  path: null,        // the open document's path
+  doc: null,         // its /api/document: the current revision; doc.end is the base_end we save on
+  shown: null,       // what the strip and the page show: `doc`, or a past revision's document
+  revision: null,    // the history entry shown read-only, or null for the current document
+  page: 1,           // the page shown, 1-based, in `shown`
+  items: [],         // unsaved edits, in the order made: [{edit, label}]
+  undoStack: [],     // earlier `items` arrays (local undo)
+  redoStack: [],     // undone `items` arrays (local redo)
+  words: new Map(),        // page → Promise of its words
+  annotations: new Map(),  // page → {promise, list}
+  fitWidth: false,   // the page fills the area's width (and scrolls) instead of showing whole
+  busy: false,       // a save, undo or redo is in flight
+  loadSeq: 0,        // bumps with every document load; an older answer is dropped
+};
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+/** el('a', {class: 'x', href: '#', 'data-path': p, onclick: f}, 'text', child) */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key === 'text') node.textContent = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? '' : value);
+  }
+  node.append(...children.filter((c) => c !== undefined && c !== null));
+  return node;
+}
+
+function setState(value) {
+  document.body.dataset.state = value;
+}
+
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+
+function formatDate(value) {
+  if (value === undefined || value === null || value === '') return '';
+  const date = typeof value === 'number' ? new Date(value < 1e12 ? value * 1000 : value) : new Date(value);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+function formatSize(bytes) {
+  if (typeof bytes !== 'number') return '';
+  const units = ['B', 'kB', 'MB', 'GB'];
+  let i = 0;
+  while (bytes >= 1000 && i < units.length - 1) { bytes /= 1000; i++; }
+  return `${i ? bytes.toFixed(bytes < 10 ? 1 : 0) : bytes} ${units[i]}`;
+}
+
+function docHash(path) {
+  return `#/doc/${path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The message bar: errors, notices, and a Reload button when the document moved on.
+
+let messageTimer = 0;
+
+/** kind: 'error' | 'notice' | 'info' (info goes away by itself). */
+function showMessage(text, { kind = 'error', reload = false, details = [] } = {}) {
+  clearTimeout(messageTimer);
+  const box = $('message');
+  box.className = kind;
+  $('message-text').textContent = text;
+  $('message-details').replaceChildren(...details.map((d) => el('li', { text: d })));
+  $('reload').hidden = !reload;
+  box.hidden = false;
+  if (kind === 'info') messageTimer = setTimeout(hideMessage, 4000);
+}
+
+function hideMessage() {
+  $('message').hidden = true;
+}
+
+/** A problem from a 422, whatever its shape, as one line. */
+function problemText(problem) {
+  if (typeof problem === 'string') return problem;
+  if (problem && typeof problem === 'object') {
+    const where = problem.edit !== undefined ? `edit ${problem.edit}: ` : '';
+    return where + (problem.message || problem.error || JSON.stringify(problem));
+  }
+  return String(problem);
+}
+
+/** Report a failed save, undo or redo. */
+function reportFailure(err) {
+  if (err.status === 409) {
+    showMessage(err.message, { reload: true });
+  } else if (err.status === 422) {
+    showMessage(err.message, { details: ((err.data && err.data.problems) || []).map(problemText) });
+  } else {
+    showMessage(err.message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing: #/ (library), #/status, #/doc/FOLDER/NAME.pdf
+
+let currentHash = '';
+
+function parseHash() {
+  const hash = location.hash.replace(/^#/, '') || '/';
+  if (hash === '/status') return { view: 'status' };
+  if (hash.startsWith('/doc/')) {
+    try {
+      return { view: 'doc', path: hash.slice(5).split('/').map(decodeURIComponent).join('/') };
+    } catch { /* a malformed escape: fall back to the library */ }
+  }
+  return { view: 'library' };
+}
+
+function route() {
+  const next = parseHash();
+  const leavingDoc = state.view === 'doc' && !(next.view === 'doc' && next.path === state.path);
+  if (leavingDoc && hasUnsaved()) {
+    if (!confirm(`Leave ${state.path}? Its ${state.items.length} unsaved changes will be lost.`)) {
+      history.replaceState(null, '', currentHash || '#/');
+      return;
+    }
+    clearEdits();
+  }
+  currentHash = location.hash;
+  state.view = next.view;
+  for (const view of ['library', 'status', 'document']) $(`view-${view}`).hidden = view !== (next.view === 'doc' ? 'document' : next.view);
+  $('nav-library').classList.toggle('active', next.view === 'library');
+  $('nav-status').classList.toggle('active', next.view === 'status');
+  $('doc-title').textContent = next.view === 'doc' ? next.path : '';
+  document.title = next.view === 'doc' ? `${next.path} — PDFTrapper` : 'PDFTrapper';
+  hideMessage();
+  if (next.view === 'library') showLibrary();
+  else if (next.view === 'status') showStatus();
+  else openDocument(next.path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Library
+
+async function showLibrary({ quiet = false } = {}) {
+  if (!quiet) setState('loading');
+  try {
+    renderLibrary(await api('/api/library'));
+    if (state.view === 'library') setState('ready');
+  } catch (err) {
+    showMessage(err.message);
+    setState('error');
+  }
+}
+
+function renderLibrary(library) {
+  const folders = new Map();
+  for (const doc of library.documents || []) {
+    const slash = doc.path.lastIndexOf('/');
+    const folder = slash < 0 ? '' : doc.path.slice(0, slash);
+    if (!folders.has(folder)) folders.set(folder, []);
+    folders.get(folder).push(doc);
+  }
+  const names = [...folders.keys()].sort((a, b) => a.localeCompare(b));
+  const header = el('div', { class: 'card' },
+    el('h1', { text: 'Library' }),
+    el('div', { class: 'muted', text: `${(library.documents || []).length} documents in ${library.root || 'the library'}` }));
+  const sections = names.map((folder) => el('section', { class: 'card folder' },
+    el('h2', { text: folder || 'Top level' }),
+    documentTable(folders.get(folder).sort((a, b) => a.path.localeCompare(b.path)))));
+  if (!names.length) sections.push(el('p', { class: 'muted', text: 'No documents yet.' }));
+  $('library').replaceChildren(header, ...sections);
+}
+
+function documentTable(docs) {
+  const head = el('tr', {}, el('th', { text: 'Document' }), el('th', { class: 'num', text: 'Pages' }),
+    el('th', { class: 'num', text: 'Size' }), el('th', { text: 'Last change' }));
+  const rows = docs.map((doc) => {
+    const last = doc.last || {};
+    return el('tr', {},
+      el('td', {}, el('a', { class: 'doc-link', href: docHash(doc.path), 'data-path': doc.path, text: doc.path.split('/').pop() })),
+      el('td', { class: 'num', text: doc.pages }),
+      el('td', { class: 'num', text: formatSize(doc.size) }),
+      el('td', {},
+        el('span', { text: [last.operation, formatDate(last.date)].filter(Boolean).join(' · ') }),
+        last.note ? el('div', { class: 'muted', text: last.note }) : null));
+  });
+  return el('table', { class: 'doc-table' }, el('thead', {}, head), el('tbody', {}, ...rows));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status
+
+async function showStatus({ quiet = false } = {}) {
+  if (!quiet) setState('loading');
+  try {
+    renderStatus(await api('/api/status'));
+    if (state.view === 'status') setState('ready');
+  } catch (err) {
+    showMessage(err.message);
+    setState('error');
+  }
+}
+
+function renderStatus(status) {
+  const card = (title, body) => el('section', { class: 'card' }, el('h2', { text: title }), body);
+  const quarantine = status.quarantine || [];
+  const quarantineBody = quarantine.length
+    ? el('table', {},
+      el('thead', {}, el('tr', {}, el('th', { text: 'File' }), el('th', { text: 'Reason' }), el('th', { text: 'Date' }))),
+      el('tbody', {}, ...quarantine.map((q) => el('tr', { class: 'quarantine-row' },
+        el('td', { text: q.name }), el('td', { text: q.reason }), el('td', { text: formatDate(q.date) })))))
+    : el('p', { class: 'muted', text: 'Nothing in quarantine.' });
+  $('status').replaceChildren(
+    el('div', { class: 'card' }, el('h1', { text: 'Status' }), el('div', { text: `Daemon: ${status.state ?? 'unknown'}` })),
+    card('Folders', anyValue(status.folders)),
+    card('Queue', anyValue(status.queue)),
+    card('Last jobs', anyValue(status.last)),
+    card('Quarantine', quarantineBody));
+}
+
+/** Status fields whose shape the contract leaves open: objects as key/value lists, lists of objects as tables. */
+function anyValue(value) {
+  if (value === undefined || value === null || (Array.isArray(value) && !value.length)) return el('p', { class: 'muted', text: 'None.' });
+  if (Array.isArray(value)) {
+    if (value.every((v) => v && typeof v === 'object' && !Array.isArray(v))) {
+      const keys = [...new Set(value.flatMap(Object.keys))];
+      return el('table', {},
+        el('thead', {}, el('tr', {}, ...keys.map((k) => el('th', { text: k })))),
+        el('tbody', {}, ...value.map((row) => el('tr', {}, ...keys.map((k) => el('td', { text: cellText(row[k], k) }))))));
+    }
+    return el('ul', {}, ...value.map((v) => el('li', { text: cellText(v) })));
+  }
+  if (typeof value === 'object') {
+    return el('dl', { class: 'kv' }, ...Object.entries(value).flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: cellText(v, k) })]));
+  }
+  return el('p', { text: cellText(value) });
+}
+
+function cellText(value, key = '') {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  if (/date|time|at$/i.test(key) || (typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value))) return formatDate(value);
+  return String(value);
+}
+
+// Library and status follow the daemon: refreshed (at most every half second) on its events.
+let refreshTimer = 0;
+function refreshListsSoon() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => {
+    if (state.view === 'library') showLibrary({ quiet: true });
+    if (state.view === 'status') showStatus({ quiet: true });
+  }, 500);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document: loading
+
+async function openDocument(path) {
+  if (path !== state.path) {
+    state.path = path;
+    state.page = 1;
+    state.doc = state.shown = state.revision = null;
+    clearEdits();
+    $('strip').replaceChildren();
+    $('history-list').replaceChildren();
+  }
+  await loadDocument();
+}
+
+/** Fetch the current document and show it whole (strip, page, history). Unsaved edits are kept. */
+async function loadDocument() {
+  const seq = ++state.loadSeq;
+  setState('loading');
+  let doc;
+  try {
+    doc = await api(query('/api/document', { path: state.path }));
+  } catch (err) {
+    if (seq === state.loadSeq) { showMessage(err.message); setState('error'); }
+    return;
+  }
+  if (seq !== state.loadSeq) return;
+  adoptDocument(doc);
+  show(doc, null);
+}
+
+function adoptDocument(doc) {
+  state.doc = doc;
+  state.words.clear();
+  state.annotations.clear();
+  document.body.dataset.end = String(doc.end);
+}
+
+/**
+ * A live revision with nothing unsaved: take the new document, add the new pages to the strip,
+ * and reload the thumbnail and image of the page shown. Other thumbnails keep their images.
+ */
+async function refreshDocument() {
+  const seq = ++state.loadSeq;
+  let doc;
+  try {
+    doc = await api(query('/api/document', { path: state.path }));
+  } catch (err) {
+    if (seq === state.loadSeq) showMessage(err.message);
+    return;
+  }
+  if (seq !== state.loadSeq || hasUnsaved()) return;
+  const oldCount = state.doc.pages.length;
+  adoptDocument(doc);
+  renderHistory();
+  if (state.revision) { updateControls(); return; }   // a past revision stays on screen
+  state.shown = doc;
+  growStrip(oldCount);
+  updateControls();
+  showPage(state.page);
+}
+
+/** Show `shown` (the current document, or a past revision's when `revision` is its history entry). */
+function show(shown, revision) {
+  cancelGesture();
+  state.shown = shown;
+  state.revision = revision;
+  $('revision-banner').hidden = !revision;
+  if (revision) $('revision-banner-text').textContent = `Viewing revision ${revision.number} (${revision.operation}, ${formatDate(revision.date)})`;
+  buildStrip();
+  renderHistory();
+  updateControls();
+  showPage(state.page);
+}
+
+/** The end the shown pages are rendered at: it is in every page URL, so a new revision is a new URL. */
+function shownEnd() {
+  return state.revision ? state.revision.end : state.doc.end;
+}
+
+function pageUrl(page, width) {
+  return query('/api/page', { path: state.path, page, width, end: shownEnd() });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document: the page strip. Every page gets a placeholder sized from its aspect ratio at once;
+// its image is asked for only when it comes near the strip's viewport.
+
+let thumbObserver = null;
+
+function buildStrip() {
+  const strip = $('strip');
+  if (thumbObserver) thumbObserver.disconnect();
+  thumbObserver = new IntersectionObserver(loadVisibleThumbs, { root: strip, rootMargin: '800px 0px' });
+  const fragment = document.createDocumentFragment();
+  state.shown.pages.forEach((page, i) => fragment.append(makeThumb(i + 1, page)));
+  fragment.append(el('div', { class: 'strip-end', 'data-page': 'end' }));   // drop here: move to the end
+  strip.replaceChildren(fragment);
+  strip.dataset.pages = String(state.shown.pages.length);
+}
+
+function makeThumb(number, page) {
+  // No alt text: an <img> without src would lay out its alt text, a second per 5,000 pages.
+  const img = el('img', { alt: '', loading: 'lazy', decoding: 'async', draggable: 'false' });
+  img.style.aspectRatio = `${page.width} / ${page.height}`;
+  const thumb = el('div', { class: 'thumb', 'data-page': number, 'aria-label': `Page ${number}`, draggable: state.revision ? 'false' : 'true' },
+    img, el('span', { class: 'number', text: number }));
+  thumbObserver.observe(thumb);
+  return thumb;
+}
+
+function loadVisibleThumbs(entries) {
+  for (const entry of entries) {
+    if (!entry.isIntersecting) continue;
+    const img = entry.target.querySelector('img');
+    if (!img.getAttribute('src')) img.src = pageUrl(Number(entry.target.dataset.page), THUMB_WIDTH);
+    thumbObserver.unobserve(entry.target);
+  }
+}
+
+/** After a live revision: pages past the old count are new; the shown page's thumbnail reloads. */
+function growStrip(oldCount) {
+  const strip = $('strip');
+  const pages = state.shown.pages;
+  const thumbs = [...strip.querySelectorAll('.thumb')];
+  thumbs.slice(pages.length).forEach((thumb) => thumb.remove());
+  const end = strip.querySelector('.strip-end');
+  for (let i = oldCount; i < pages.length; i++) strip.insertBefore(makeThumb(i + 1, pages[i]), end);
+  strip.dataset.pages = String(pages.length);
+  if (!pages.length) return;
+  const number = clamp(state.page, 1, pages.length);
+  const img = thumbFor(number).querySelector('img');
+  img.style.aspectRatio = `${pages[number - 1].width} / ${pages[number - 1].height}`;
+  if (img.getAttribute('src')) img.src = pageUrl(number, THUMB_WIDTH);
+}
+
+/** Scroll the strip just enough to show the thumbnail (scrollIntoView takes a second on 5,000 pages). */
+function revealThumb(thumb) {
+  const strip = $('strip');   // position: relative, so it is the thumbnails' offsetParent
+  const top = thumb.offsetTop, bottom = top + thumb.offsetHeight;
+  if (top < strip.scrollTop) strip.scrollTop = top - 10;
+  else if (bottom > strip.scrollTop + strip.clientHeight) strip.scrollTop = bottom - strip.clientHeight + 10;
+}
+
+function thumbFor(page) {
+  return $('strip').querySelector(`.thumb[data-page="${page}"]`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document: the page shown, at screen resolution, with the drawing canvas over it
+
+let expectedSrc = '';
+
+function showPage(number) {
+  const pages = state.shown.pages;
+  if (!pages.length) {
+    state.page = 1;
+    $('page-image').hidden = true;
+    $('page-number').textContent = 'no pages';
+    setReady();
+    return;
+  }
+  number = clamp(number, 1, pages.length);
+  if (number !== state.page) { commitText(); cancelGesture(); $('page-area').scrollTop = 0; }
+  state.page = number;
+  $('page-image').hidden = false;
+  $('page-number').textContent = `${number} / ${pages.length}`;
+  $('page-prev').disabled = number <= 1;
+  $('page-next').disabled = number >= pages.length;
+  for (const thumb of $('strip').querySelectorAll('.thumb.selected')) thumb.classList.remove('selected');
+  const thumb = thumbFor(number);
+  if (thumb) { thumb.classList.add('selected'); revealThumb(thumb); }
+  layoutPage();
+  refreshCanvasMode();
+}
+
+/**
+ * Size the page image to fit the area (the whole page, or its width when #page-fit is pressed),
+ * and ask for it at that width × devicePixelRatio, rounded to a multiple of 50 pixels so that
+ * nearby window sizes share the server's cache.
+ */
+function layoutPage() {
+  const page = state.shown.pages[state.page - 1];
+  const img = $('page-image');
+  const area = $('page-area');
+  const padding = 32, belowPage = $('page-nav').offsetHeight + 12;
+  let cssWidth = area.clientWidth - padding;
+  if (!state.fitWidth) cssWidth = Math.min(cssWidth, (area.clientHeight - padding - belowPage) * page.width / page.height);
+  cssWidth = Math.floor(clamp(cssWidth, 200, MAX_PAGE_CSS_WIDTH));
+  img.style.width = `${cssWidth}px`;
+  img.style.height = `${Math.round(cssWidth * page.height / page.width)}px`;
+  layoutCanvas();
+  const pixels = clamp(Math.round(cssWidth * (window.devicePixelRatio || 1) / 50) * 50, 50, 4000);
+  const url = pageUrl(state.page, pixels);
+  if (img.getAttribute('src') === url && img.complete) { setReady(); return; }
+  if (img.getAttribute('src') !== url) {
+    setState('loading');
+    expectedSrc = url;
+    img.src = url;
+  }
+}
+
+function onPageImageLoad() {
+  if ($('page-image').getAttribute('src') !== expectedSrc) return;   // an older page's answer
+  layoutCanvas();
+  setReady();
+}
+
+function onPageImageError() {
+  if ($('page-image').getAttribute('src') !== expectedSrc) return;
+  showMessage(`Page ${state.page} could not be rendered.`);
+  setState('error');
+}
+
+function setReady() {
+  if (!state.busy && state.view === 'doc') setState('ready');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document: history, newest first; a click shows the document as that revision left it.
+
+function renderHistory() {
+  const entries = [...(state.doc.history || [])].sort((a, b) => b.end - a.end);
+  const viewing = state.revision ? state.revision.end : state.doc.end;
+  $('history-list').replaceChildren(...entries.map((entry) => el('li', {
+    class: `revision${entry.current ? ' current' : ''}${entry.end === viewing ? ' viewing' : ''}`,
+    'data-end': entry.end,
+    onclick: () => viewRevision(entry),
+  },
+  el('img', { alt: '', loading: 'lazy', onerror: (e) => { e.target.style.visibility = 'hidden'; }, src: query('/api/page', { path: state.path, page: 1, width: HISTORY_THUMB_WIDTH, end: entry.end }) }),
+  el('div', {},
+    el('div', { class: 'what', text: `${entry.number}. ${entry.operation}` }),
+    el('div', { class: 'when', text: [formatDate(entry.date), entry.pages_added ? `+${entry.pages_added} page${entry.pages_added > 1 ? 's' : ''}` : ''].filter(Boolean).join(' · ') }),
+    entry.note ? el('div', { class: 'note', text: entry.note }) : null))));
+}
+
+async function viewRevision(entry) {
+  if (state.busy) return;
+  if (entry.current || entry.end === state.doc.end) { backToCurrent(); return; }
+  commitText();
+  const seq = ++state.loadSeq;
+  setState('loading');
+  try {
+    const shown = await api(query('/api/document', { path: state.path, end: entry.end }));
+    if (seq === state.loadSeq) show(shown, entry);
+  } catch (err) {
+    showMessage(err.message);
+    setState('error');
+  }
+}
+
+function backToCurrent() {
+  if (state.revision) show(state.doc, null);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unsaved edits: a list of {edit, label}, with snapshots for local undo and redo.
+
+function hasUnsaved() {
+  return state.items.length > 0;
+}
+
+function editable() {
+  return Boolean(state.doc) && !state.revision && !state.busy;
+}
+
+/** Replace the unsaved edits (every change goes through here, so Undo can step back). */
+function commit(items) {
+  state.undoStack.push(state.items);
+  state.redoStack = [];
+  state.items = items;
+  changed();
+}
+
+function clearEdits() {
+  state.items = [];
+  state.undoStack = [];
+  state.redoStack = [];
+  changed();
+}
+
+function changed() {
+  updateControls();
+  render();
+}
+
+function updateControls() {
+  const can = editable();
+  const n = state.items.length;
+  for (const button of document.querySelectorAll('#tools [data-tool], #page-ops button')) {
+    if (button.id !== 'tool-none') button.disabled = !can;
+  }
+  if (!can && state.revision) $('signature-menu').hidden = true;
+  const localUndo = state.undoStack.length > 0, localRedo = state.redoStack.length > 0;
+  $('undo').disabled = !can || !(localUndo || state.doc.can_undo);
+  $('redo').disabled = !can || !(localRedo || (!n && state.doc.can_redo));
+  $('save').disabled = !can || !n;
+  const count = $('unsaved-count');
+  count.dataset.count = String(n);
+  count.textContent = n ? `${n} unsaved change${n > 1 ? 's' : ''}` : '';
+  count.title = state.items.map((item) => item.label).join('\n');
+  refreshCanvasMode();
+}
+
+function undo() {
+  commitText();
+  if (!editable()) return;
+  if (state.undoStack.length) {
+    state.redoStack.push(state.items);
+    state.items = state.undoStack.pop();
+    changed();
+  } else if (state.doc.can_undo) {
+    serverStep('undo');
+  }
+}
+
+function redo() {
+  commitText();
+  if (!editable()) return;
+  if (state.redoStack.length) {
+    state.undoStack.push(state.items);
+    state.items = state.redoStack.pop();
+    changed();
+  } else if (!hasUnsaved() && state.doc.can_redo) {
+    serverStep('redo');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page operations. They are queued, not previewed: the strip keeps showing the pages as loaded.
+// The server runs the edits in order and each page number counts in the document as the edits
+// before it left it (pdftrapper-edit(5)). So Save sends the marks first (their page numbers are
+// the pages as shown) and the page operations after them, each renumbered when queued through
+// pageOrder(), the strip's pages as the page operations before it rearrange them.
+
+const PAGE_OPS = ['rotate', 'delete', 'move', 'insert-blank'];
+
+/** Position (0-based) → page number as shown (negative: a blank page a queued insert adds). */
+function pageOrder() {
+  let order = state.doc.pages.map((_, i) => i + 1);
+  let blanks = 0;
+  for (const { edit } of state.items) {
+    if (edit.op === 'delete') order = order.filter((_, i) => !edit.pages.includes(i + 1));
+    if (edit.op === 'insert-blank') order.splice(edit.after, 0, -++blanks);
+    if (edit.op === 'move') {
+      const moving = edit.pages.map((p) => order[p - 1]);
+      const before = edit.to === 'end' ? null : order[edit.to - 1];
+      order = order.filter((p) => !moving.includes(p));
+      order.splice(before === null ? order.length : order.indexOf(before), 0, ...moving);
+    }
+  }
+  return order;
+}
+
+/** The position now (1-based) of page `shown` as the strip shows it, or 0 if a queued delete took it. */
+function positionOf(shown, order = pageOrder()) {
+  return order.indexOf(shown) + 1;
+}
+
+function queuePageOp(kind) {
+  commitText();
+  if (!editable() || !state.shown.pages.length) return;
+  const n = state.page, at = positionOf(n);
+  if (!at) { showMessage(`Page ${n} is deleted in the unsaved changes.`, { kind: 'notice' }); return; }
+  const ops = {
+    rotate: [{ op: 'rotate', pages: [at], degrees: 90 }, `Rotate page ${n} 90°`],
+    delete: [{ op: 'delete', pages: [at] }, `Delete page ${n}`],
+    insert: [{ op: 'insert-blank', after: at }, `Insert a blank page after page ${n}`],
+  };
+  const [edit, label] = ops[kind];
+  commit([...state.items, { edit, label }]);
+}
+
+/** Thumbnail `from` dropped on thumbnail `onto` (or 'end'): `from` takes `onto`'s place. */
+function queueMove(from, onto) {
+  const order = pageOrder();
+  const a = positionOf(from, order);
+  const b = onto === 'end' ? order.length + 1 : positionOf(onto, order);
+  if (!a || !b) { showMessage('That page is deleted in the unsaved changes.', { kind: 'notice' }); return; }
+  if (a === b) return;
+  let to = a > b ? b : b + 1;
+  if (onto === 'end' || to > order.length) to = 'end';
+  const label = onto === 'end' ? `Move page ${from} to the end` : `Move page ${from} to where page ${onto} is`;
+  commit([...state.items, { edit: { op: 'move', pages: [a], to }, label }]);
+}
+
+function initStripEvents() {
+  const strip = $('strip');
+  let dragged = null;
+  const target = (event) => event.target.closest('.thumb, .strip-end');
+  const clearMarks = () => strip.querySelectorAll('.drop-before, .drop-after').forEach((t) => t.classList.remove('drop-before', 'drop-after'));
+
+  strip.addEventListener('click', (event) => {
+    const thumb = event.target.closest('.thumb');
+    if (thumb) showPage(Number(thumb.dataset.page));
+  });
+  strip.addEventListener('dragstart', (event) => {
+    const thumb = event.target.closest('.thumb');
+    if (!thumb || !editable()) { event.preventDefault(); return; }
+    dragged = Number(thumb.dataset.page);
+    event.dataTransfer.effectAllowed = 'move';
+    event.dataTransfer.setData('text/plain', String(dragged));
+    thumb.classList.add('dragging');
+  });
+  strip.addEventListener('dragover', (event) => {
+    const over = target(event);
+    if (!over || dragged === null) return;
+    event.preventDefault();
+    clearMarks();
+    const onto = over.dataset.page === 'end' ? Infinity : Number(over.dataset.page);
+    if (onto !== dragged) over.classList.add(onto < dragged ? 'drop-before' : 'drop-after');
+  });
+  strip.addEventListener('drop', (event) => {
+    const over = target(event);
+    clearMarks();
+    if (!over || dragged === null) return;
+    event.preventDefault();
+    queueMove(dragged, over.dataset.page === 'end' ? 'end' : Number(over.dataset.page));
+  });
+  strip.addEventListener('dragend', () => {
+    clearMarks();
+    strip.querySelectorAll('.dragging').forEach((t) => t.classList.remove('dragging'));
+    dragged = null;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Saving, and the server's own undo and redo
+
+async function save() {
+  commitText();
+  if (!editable() || !hasUnsaved()) return;
+  const marks = state.items.filter(({ edit }) => !PAGE_OPS.includes(edit.op));
+  const pageOps = state.items.filter(({ edit }) => PAGE_OPS.includes(edit.op));
+  const body = { path: state.path, base_end: state.doc.end, edits: [...marks, ...pageOps].map((item) => item.edit) };
+  await write('/api/save', body, () => showMessage('Saved.', { kind: 'info' }));
+}
+
+function serverStep(kind) {
+  return write(`/api/${kind}`, { path: state.path, base_end: state.doc.end }, () => {});
+}
+
+/** POST a change; on success forget the unsaved edits and reload. Busy (and "saving") until then. */
+async function write(url, body, onDone) {
+  state.busy = true;
+  setState('saving');
+  updateControls();
+  try {
+    await api(url, body);
+  } catch (err) {
+    state.busy = false;
+    reportFailure(err);   // on 409 and 422 the unsaved edits stay until the user reloads
+    updateControls();
+    setState('ready');
+    return;
+  }
+  clearEdits();
+  hideMessage();
+  onDone();
+  // Still busy while reloading, so the live event of our own revision does not load it twice.
+  await loadDocument();
+  state.busy = false;
+  updateControls();
+  if ($('page-image').complete || !state.shown.pages.length) setReady();
+}
+
+/** The Reload button: forget the unsaved edits and show the document as it is now. */
+function reloadDiscarding() {
+  hideMessage();
+  clearEdits();
+  if (state.view === 'doc') loadDocument(); else location.reload();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live updates from the daemon
+
+function connectEvents() {
+  const source = new EventSource('/api/events');
+  const live = (on) => { $('live').classList.toggle('on', on); $('live').textContent = on ? 'live' : 'offline'; };
+  source.addEventListener('open', () => live(true));
+  source.addEventListener('error', () => live(false));   // EventSource reconnects by itself
+  source.addEventListener('status', refreshListsSoon);
+  source.addEventListener('revision', (event) => {
+    refreshListsSoon();
+    let revision;
+    try { revision = JSON.parse(event.data); } catch { return; }
+    onRevision(revision);
+  });
+}
+
+function onRevision({ path, end }) {
+  if (state.view !== 'doc' || path !== state.path || !state.doc) return;
+  if (state.busy || end === state.doc.end) return;   // our own save: loaded when it returns
+  if (hasUnsaved()) {
+    // Keep the marks and base_end: a Save now is refused with 409, which is what we want.
+    showMessage(CHANGED_NOTICE, { kind: 'notice', reload: true });
+    return;
+  }
+  refreshDocument();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keyboard
+
+function onKey(event) {
+  if (state.view !== 'doc' || document.querySelector('dialog[open]')) return;
+  const key = event.key.toLowerCase();
+  const mod = event.ctrlKey || event.metaKey;
+  if (mod && key === 's') { event.preventDefault(); save(); return; }
+  if (event.target.closest('input, textarea, select')) return;
+  if (mod && key === 'z' && !event.shiftKey) { event.preventDefault(); undo(); return; }
+  if (mod && (key === 'y' || (key === 'z' && event.shiftKey))) { event.preventDefault(); redo(); return; }
+  if (mod || event.altKey || !state.shown) return;
+  const step = { arrowup: -1, arrowleft: -1, pageup: -1, arrowdown: 1, arrowright: 1, pagedown: 1 }[key];
+  if (step) { event.preventDefault(); showPage(state.page + step); }
+  if (key === 'home') showPage(1);
+  if (key === 'end') showPage(state.shown.pages.length);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start
+
+function start() {
+  initMarkup({
+    page: () => {
+      if (state.view !== 'doc' || !state.shown || !state.shown.pages.length) return null;
+      const page = state.shown.pages[state.page - 1];
+      return { number: state.page, width: page.width, height: page.height };
+    },
+    items: () => state.items,
+    commit,
+    readOnly: () => !editable(),
+    showMarks: () => !state.revision,
+    words: (page) => {
+      if (!state.words.has(page)) {
+        const promise = api(query('/api/words', { path: state.path, page })).then((r) => r.words || []);
+        promise.catch(() => state.words.delete(page));   // ask again next time
+        state.words.set(page, promise);
+      }
+      return state.words.get(page);
+    },
+    annotations: (page) => {
+      if (!state.annotations.has(page)) {
+        const entry = { list: null };
+        entry.promise = api(query('/api/annotations', { path: state.path, page }))
+          .then((r) => (entry.list = r.annotations || []));
+        entry.promise.catch(() => state.annotations.delete(page));
+        state.annotations.set(page, entry);
+      }
+      return state.annotations.get(page).promise;
+    },
+    cachedAnnotations: (page) => (state.annotations.get(page) || {}).list || null,
+    message: (text) => showMessage(text, { kind: 'notice' }),
+  });
+  initSignatures({ onPick: chooseSignature, message: (text) => showMessage(text) });
+  initStripEvents();
+
+  $('page-image').addEventListener('load', onPageImageLoad);
+  $('page-image').addEventListener('error', onPageImageError);
+  $('page-prev').addEventListener('click', () => showPage(state.page - 1));
+  $('page-next').addEventListener('click', () => showPage(state.page + 1));
+  $('page-fit').addEventListener('click', () => {
+    state.fitWidth = !state.fitWidth;
+    $('page-fit').setAttribute('aria-pressed', String(state.fitWidth));
+    if (state.shown && state.shown.pages.length) layoutPage();
+  });
+  $('page-rotate').addEventListener('click', () => queuePageOp('rotate'));
+  $('page-delete').addEventListener('click', () => queuePageOp('delete'));
+  $('page-insert').addEventListener('click', () => queuePageOp('insert'));
+  $('undo').addEventListener('click', undo);
+  $('redo').addEventListener('click', redo);
+  $('save').addEventListener('click', save);
+  $('back-to-current').addEventListener('click', backToCurrent);
+  $('reload').addEventListener('click', reloadDiscarding);
+  $('message-close').addEventListener('click', hideMessage);
+  document.addEventListener('keydown', onKey);
+
+  // The page follows the area's width (window resizes, the history panel wrapping below).
+  let resizeTimer = 0;
+  new ResizeObserver(() => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (state.view === 'doc' && state.shown && state.shown.pages.length) layoutPage(); }, 150);
+  }).observe($('page-area'));
+
+  window.addEventListener('beforeunload', (event) => {
+    if (hasUnsaved()) { event.preventDefault(); event.returnValue = ''; }
+  });
+  window.addEventListener('hashchange', route);
+  setTool('');
+  connectEvents();
+  route();
+}
+
+start();
