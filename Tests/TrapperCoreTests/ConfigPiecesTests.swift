@@ -215,3 +215,39 @@ import Testing
         ])
     }
 }
+
+@Suite struct WebConfigTests {
+    let base = "[library]\nroot = \"/l\"\n[inbox]\npath = \"/i/in\"\n"
+
+    func parse(_ text: String) throws -> Config {
+        try ConfigParser.parse(Array(text.utf8), file: "/etc/pdftrapper/config.toml", environment: ["HOME": "/root"])
+    }
+
+    @Test func noTableServesNothingAndAnEmptyOneServesLoopback() throws {
+        #expect(try parse(base).web == nil)
+        let web = try parse(base + "[web]\n").web
+        #expect(web?.listen == .tcp(host: "127.0.0.1", port: 8470))
+        #expect(web?.maxBodyBytes == 4 << 20)
+        #expect(web?.allowRemote == false)
+    }
+
+    @Test func listenTakesAnAddressOrASocket() throws {
+        #expect(try parse(base + "[web]\nlisten = \"[::1]:9000\"\n").web?.listen == .tcp(host: "::1", port: 9000))
+        #expect(try parse(base + "[web]\nlisten = \"/run/pdftrapper/web.sock\"\n").web?.listen == .socket("/run/pdftrapper/web.sock"))
+        #expect(try parse(base + "[web]\nlisten = \"./web.sock\"\nhosts = [\"scans.example.org\"]\nmax_body = \"1MiB\"\n").web
+                == { var web = WebSettings(); web.listen = .socket("/etc/pdftrapper/web.sock"); web.hosts = ["scans.example.org"]
+                     web.maxBodyBytes = 1 << 20; return web }())
+        for bad in ["8470", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:99999", "::1:80", "host:port"] {
+            #expect(throws: ConfigError.self, "\(bad)") { try parse(base + "[web]\nlisten = \"\(bad)\"\n") }
+        }
+    }
+
+    @Test func beyondLoopbackNeedsAllowRemote() throws {
+        #expect {
+            try parse(base + "[web]\nlisten = \"0.0.0.0:8470\"\n")
+        } throws: { "\($0)".contains("set web.allow_remote = true") && "\($0)".contains("TLS reverse proxy") }
+        #expect(try parse(base + "[web]\nlisten = \"0.0.0.0:8470\"\nallow_remote = true\n").web?.listen.isLocal == false)
+        #expect(throws: ConfigError.self) { try parse(base + "[web]\nmax_body = \"10B\"\n") }
+        #expect(throws: ConfigError.self) { try parse(base + "[web]\nlisten_on = \"127.0.0.1:1\"\n") }
+    }
+}

@@ -351,6 +351,84 @@ class BrowserTests(unittest.TestCase):
         self.assertAlmostEqual(y0, 100 + 100, delta=3); self.assertAlmostEqual(y1, 100 + 200, delta=3)
         assert_readers_agree(path, 1)
 
+    def test_12_every_other_tool_makes_its_annotation(self):
+        path = self.document("Tools.pdf")
+        self.open("Tools.pdf")
+        _, words = self.client.json("GET", "/api/words?path=Tools.pdf&page=1")
+        boxes = {w["text"]: w["box"] for w in words["words"]}
+        def across(word):
+            box = boxes[word]
+            return [(box[0] + 1, (box[1] + box[3]) / 2), (box[2] - 1, (box[1] + box[3]) / 2)]
+        for tool, points in [("tool-marker", [(80, 300), (200, 320), (300, 300)]), ("tool-pencil", [(80, 350), (200, 370)]),
+                             ("tool-underline", across("lazy")), ("tool-strikeout", across("dog")),
+                             ("tool-line", [(80, 450), (300, 450)]), ("tool-arrow", [(80, 500), (300, 560)])]:
+            self.click(tool)
+            self.drag("Tools.pdf", points)
+        self.click("tool-textbox")
+        self.drag("Tools.pdf", [(320, 600), (560, 660)])
+        self.daemon.wait_for(lambda: self.browser.find_element(By.ID, "text-input").is_displayed(), what="the text box's input")
+        self.browser.find_element(By.ID, "text-input").send_keys("Checked by hand")
+        self.js("document.getElementById('text-input').dispatchEvent(new KeyboardEvent('keydown', "
+                "{key: 'Enter', ctrlKey: true, bubbles: true}))")
+        self.click("tool-note")
+        self.tap("Tools.pdf", (500, 100))
+        self.daemon.wait_for(lambda: self.browser.find_element(By.ID, "text-input").is_displayed(), what="the note's input")
+        self.browser.find_element(By.ID, "text-input").send_keys("Call back")
+        self.js("document.getElementById('text-input').dispatchEvent(new KeyboardEvent('keydown', "
+                "{key: 'Enter', ctrlKey: true, bubbles: true}))")
+        self.save("Tools.pdf")
+        kinds = sorted(a["kind"] for a in self.annotations("Tools.pdf"))
+        self.assertEqual(kinds, ["FreeText", "Ink", "Ink", "Line", "Line", "StrikeOut", "Text", "Underline"])
+        contents = {a["kind"]: a.get("contents") for a in self.annotations("Tools.pdf")}
+        self.assertEqual(contents["Text"], "Call back")
+        self.assertEqual(contents["FreeText"], "Checked by hand")
+        self.assertEqual(len(self.daemon.history("Tools.pdf")), 2, "one revision for the whole save")
+        assert_readers_agree(path, 1)
+
+    def test_13_unsaved_strokes_undo_and_redo_in_the_page(self):
+        path = self.document("Local.pdf")
+        self.open("Local.pdf")
+        self.click("tool-pen")
+        self.drag("Local.pdf", [(100, 300), (200, 320)])
+        self.drag("Local.pdf", [(100, 400), (200, 420)])
+        self.drag("Local.pdf", [(100, 500), (200, 520)])
+        body = self.browser.find_element(By.TAG_NAME, "body")
+        from selenium.webdriver.common.action_chains import ActionChains
+        from selenium.webdriver.common.keys import Keys
+        ActionChains(self.browser).key_down(Keys.CONTROL).send_keys("z").send_keys("z").key_up(Keys.CONTROL).perform()
+        ActionChains(self.browser).key_down(Keys.CONTROL).key_down(Keys.SHIFT).send_keys("z").key_up(Keys.SHIFT).key_up(Keys.CONTROL).perform()
+        del body
+        self.save("Local.pdf")
+        inks = self.annotations("Local.pdf", "Ink")
+        self.assertEqual(len(inks), 2, "three strokes, two undone, one redone")
+        tops = sorted(792 - a["rect"][3] for a in inks)
+        self.assertAlmostEqual(tops[0], 300, delta=5)
+        self.assertAlmostEqual(tops[1], 400, delta=5)
+        assert_readers_agree(path, 1)
+
+    def test_14_delete_and_insert_pages(self):
+        import pypdf
+        path = self.daemon.path("library", "Ops.pdf")
+        writer = pypdf.PdfWriter()
+        for number in range(1, 3):
+            part = self.daemon.path(f"ops{number}.pdf")
+            text_pdf(part, [f"Page number {number}"])
+            writer.append(part)
+        with open(path, "wb") as f:
+            writer.write(f)
+        self.open("Ops.pdf")
+        self.click("page-insert")
+        self.save("Ops.pdf")
+        self.assertEqual(len(pypdf.PdfReader(path).pages), 3)
+        self.assertEqual(pypdf.PdfReader(path).pages[1].extract_text().strip(), "", "the blank page follows page 1")
+        self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="1"]').click()
+        self.click("page-delete")
+        self.save("Ops.pdf")
+        texts = [page.extract_text().strip() for page in pypdf.PdfReader(path).pages]
+        self.assertEqual(texts, ["", "Page number 2"])
+        self.assertEqual(self.js("return document.getElementById('strip').dataset.pages"), "2")
+        assert_readers_agree(path, 2)
+
     def test_99_screenshots(self):
         """The README's pictures (only with PDFTRAPPER_SCREENSHOTS): the library, a marked-up document, the status."""
         folder = os.environ.get("PDFTRAPPER_SCREENSHOTS")

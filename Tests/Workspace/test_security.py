@@ -2,6 +2,7 @@
 nothing outside the library is read or written, and the daemon keeps capturing meanwhile."""
 import hashlib
 import os
+import shutil
 import socket
 import time
 import unittest
@@ -175,3 +176,60 @@ class SecurityTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class UnixSocketTests(unittest.TestCase):
+    """`pdftrapper serve` alone, on a unix socket (what a reverse proxy connects to)."""
+
+    def test_serve_answers_on_a_socket_with_the_proxy_s_host_and_stops_on_sigterm(self):
+        import json
+        import signal
+        import subprocess
+        import tempfile
+
+        from workspace import BIN
+        folder = tempfile.mkdtemp(prefix="pdftrapper-socket-")
+        os.makedirs(os.path.join(folder, "library"))
+        text_pdf(os.path.join(folder, "library", "Letter.pdf"), ["Dear reader"])
+        socket_path = os.path.join(folder, "web.sock")
+        config = os.path.join(folder, "config.toml")
+        with open(config, "w") as f:
+            f.write('[daemon]\nstate_dir = "state"\n[library]\nroot = "library"\n[inbox]\npath = "inbox"\n'
+                    f'[web]\nlisten = "web.sock"\nhosts = ["scans.example.org"]\n')
+        server = subprocess.Popen([BIN, "serve", "--config", config], stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.time() + 20
+            while not os.path.exists(socket_path) and time.time() < deadline:
+                time.sleep(0.05)
+            self.assertEqual(os.stat(socket_path).st_mode & 0o777, 0o660)
+            url = subprocess.run([BIN, "web-url", "--config", config], capture_output=True, text=True, check=True).stdout
+            self.assertIn("http://scans.example.org/login?token=", url)
+            token = url.split("token=")[1].split()[0]
+
+            def ask(path, host="scans.example.org", cookie=None):
+                connection = socket.socket(socket.AF_UNIX)
+                connection.connect(socket_path)
+                request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n"
+                if cookie:
+                    request += f"Cookie: pdftrapper_session={cookie}\r\n"
+                connection.sendall((request + "\r\n").encode())
+                answer = b""
+                while chunk := connection.recv(65536):
+                    answer += chunk
+                connection.close()
+                head, _, body = answer.partition(b"\r\n\r\n")
+                return int(head.split()[1]), head.decode(), body
+
+            status, head, _ = ask("/login?token=" + token)
+            self.assertEqual(status, 303)
+            cookie = head.split("pdftrapper_session=")[1].split(";")[0]
+            status, _, body = ask("/api/library", cookie=cookie)
+            self.assertEqual(status, 200)
+            self.assertEqual([d["path"] for d in json.loads(body)["documents"]], ["Letter.pdf"])
+            self.assertEqual(ask("/api/library", host="evil.example", cookie=cookie)[0], 421)
+            self.assertEqual(ask("/api/library")[0], 401)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            self.assertEqual(server.wait(10), 0, server.stderr.read())
+        self.assertFalse(os.path.exists(socket_path), "the socket is removed at the stop")
+        shutil.rmtree(folder, ignore_errors=True)

@@ -126,10 +126,14 @@ struct ConfigBuilder {
         defer { reader.finish() }
         var web = WebSettings()
         if let listen = reader.string("listen") {
-            if listen.value.hasPrefix("/") || listen.value.hasPrefix("~") || listen.value.hasPrefix(".") {
-                web.listen = .socket(resolver.resolve(listen.value) ?? listen.value)
-            } else if let parsed = WebSettings.listen(listen.value) {
+            // HOST:PORT, else a socket's path: one with a slash, or a name ending in .sock (never a
+            // bare port or address, which are surely meant as TCP), relative to the config's folder.
+            let value = listen.value
+            let isPath = !value.contains(":") && (value.contains("/") || value.hasPrefix("~") || value.hasSuffix(".sock"))
+            if !isPath, let parsed = WebSettings.listen(value) {
                 web.listen = parsed
+            } else if isPath, let path = resolver.resolve(value) {
+                web.listen = .socket(path)
             } else {
                 log.add("web.listen = \"\(listen.value)\" is neither HOST:PORT (such as \"127.0.0.1:8470\") nor a socket's path",
                         at: listen.location)
