@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
 
         // The workspace: HTTP through libmicrohttpd, sessions, routes, live events; its pages are in web/.
-        .target(name: "Web", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Hashing", "CMicroHTTPD"]),
+        .target(name: "Web", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Hashing", "CMicroHTTPD", "CLinux"]),
 
         .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning", "Web"]),
 

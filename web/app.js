@@ -332,6 +332,8 @@ async function refreshDocument() {
   renderHistory();
   if (state.revision) { updateControls(); return; }   // a past revision stays on screen
   state.shown = doc;
+  // Looking at the last page, one follows the pages that land after it, as a scanner feeds them.
+  if (state.page === oldCount && doc.pages.length > oldCount) state.page = doc.pages.length;
   growStrip(oldCount);
   updateControls();
   showPage(state.page);
@@ -395,21 +397,16 @@ function loadVisibleThumbs(entries) {
   }
 }
 
-/**
- * After a live revision: pages past the old count are new; the shown page's thumbnail reloads.
- * A strip scrolled to its end follows the pages that land, as a scanner feeds them.
- */
+/** After a live revision: pages past the old count are new; the shown page's thumbnail reloads. */
 function growStrip(oldCount) {
   const strip = $('strip');
   const pages = state.shown.pages;
-  const following = strip.scrollTop + strip.clientHeight >= strip.scrollHeight - 40;
   const thumbs = [...strip.querySelectorAll('.thumb')];
   thumbs.slice(pages.length).forEach((thumb) => thumb.remove());
   const end = strip.querySelector('.strip-end');
   for (let i = oldCount; i < pages.length; i++) strip.insertBefore(makeThumb(i + 1, pages[i]), end);
   strip.dataset.pages = String(pages.length);
   if (!pages.length) return;
-  if (following && pages.length > oldCount) revealThumb(thumbFor(pages.length));
   const number = clamp(state.page, 1, pages.length);
   const img = thumbFor(number).querySelector('img');
   img.style.aspectRatio = `${pages[number - 1].width} / ${pages[number - 1].height}`;

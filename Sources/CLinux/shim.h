@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+// mallopt(3), which Glibc's Swift module leaves out: the workspace caps glibc's malloc arenas.
+#include <malloc.h>
 
 // O_PATH is behind _GNU_SOURCE in glibc's headers too; the kernel's value.
 static const int trapper_O_PATH = 010000000;

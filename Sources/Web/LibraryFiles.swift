@@ -77,6 +77,8 @@ struct DocumentInfo: Sendable {
     var end: Int
     var pages: [Page]
     var history: [RevisionHistory.Entry]
+    /// `pages` as the browser takes them, [{"width", "height", "rotate"}], written once.
+    var pagesJSON: [UInt8]
 
     /// The document as the revision ending at `end` left it (the whole file when `end` is its length).
     static func read(_ path: String, end: Int? = nil) throws -> DocumentInfo {
@@ -89,7 +91,12 @@ struct DocumentInfo: Sendable {
                  rotation: try editor.rotation(ofPage: index))
         }
         let history = (try? RevisionHistory.read(source, decoder: FlateStreamDecoder())) ?? []
-        return DocumentInfo(path: path, end: length, pages: pages, history: history)
+        let list: [[String: Any]] = pages.map { page in
+            let shown = page.shown
+            return ["width": WebJSON.rounded(shown.width), "height": WebJSON.rounded(shown.height), "rotate": page.rotation]
+        }
+        let json = Array(try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
+        return DocumentInfo(path: path, end: length, pages: pages, history: history, pagesJSON: json)
     }
 
     /// Its last revision, as the library list shows it.

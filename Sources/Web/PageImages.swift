@@ -20,7 +20,7 @@ final class PageImages: @unchecked Sendable {
     private var pictureOrder: [String] = []
     private var pictureBytes = 0
     /// What the kept pictures may weigh in all.
-    let budget = 48 << 20
+    let budget = 24 << 20
     let openLimit = 8
 
     /// Page `index` (0-based) of the file as it was at `end`, `width` pixels wide, as a PNG.
