@@ -42,6 +42,7 @@ bench: build
 	python3 bench/scan.py $(BIN)
 	python3 bench/edit.py $(BIN)
 	python3 bench/ocr.py $(BIN)
+	python3 bench/web.py $(BIN)
 
 # libFuzzer on every parser (fuzz/README.md): SECONDS each, default 30.
 SECONDS ?= 30

@@ -53,7 +53,7 @@ import Testing
         #expect(keys.count >= 60, "the key scan found only \(keys.sorted())")
         // Table names are read the same way; they are headings of their own.
         let headings = ["daemon", "library", "inbox", "edits", "signatures", "limits", "rule", "match", "scanner", "buttons",
-                        "profile", "options"]
+                        "profile", "options", "web"]
         let missing = keys.subtracting(headings).filter { !tables.contains("\n*\($0)* =") }.sorted()
         #expect(missing == [], "pdftrapper.toml(5) has no entry for: \(missing)")
     }
