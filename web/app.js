@@ -759,6 +759,12 @@ function connectEvents() {
   source.addEventListener('open', () => live(true));
   source.addEventListener('error', () => live(false));   // EventSource reconnects by itself
   source.addEventListener('status', refreshListsSoon);
+  // Reconnected after missing more than the server keeps: look at the open document again.
+  source.addEventListener('reset', () => {
+    refreshListsSoon();
+    // With unsaved marks nothing is reloaded: a save against a document that moved on is refused anyway.
+    if (state.view === 'doc' && state.doc && !state.revision && !hasUnsaved()) refreshDocument();
+  });
   source.addEventListener('revision', (event) => {
     refreshListsSoon();
     let revision;

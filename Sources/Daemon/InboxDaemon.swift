@@ -30,8 +30,10 @@ public final class InboxDaemon {
     var editWorkers: EditWorkers!
     /// Started once the daemon is set up, so that OCR of what was queued before it ran goes on.
     var ocrWorkers: OCRWorkers?
-    /// What runs beside the loop (the workspace, with `[web]`), hearing of every revision.
+    /// What runs beside the loop (the workspace, with `[web]`), hearing of every revision, and
+    /// what starts it again when a reload changes what it serves.
     var companion: (any Companion)?
+    var companionStarter: CompanionStarter?
 
     /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
     /// `companion` starts what serves beside the daemon (the workspace) once the daemon is set up.
@@ -44,6 +46,7 @@ public final class InboxDaemon {
             return error
         }
         if let companion {
+            daemon.companionStarter = companion
             do {
                 daemon.companion = try companion(daemon.config, daemon.editWorkers, daemon.log)
             } catch {
@@ -118,8 +121,10 @@ public final class InboxDaemon {
                     // The scripts in hand are stopped at once (each is one revision, or nothing: the
                     // journal rolls back what one had half-written); they stay claimed for the next
                     // start. OCR in hand stays queued.
-                    companion?.stop()
+                    // Saves the workspace has in hand end with the workers (it answers 503), so its
+                    // connections are free to close.
                     editWorkers.stop()
+                    companion?.stop()
                     reportEditScripts()
                     ocrWorkers?.stop()
                     status.state = "stopped"
@@ -191,6 +196,7 @@ public final class InboxDaemon {
             }
             if freshInbox.claims != inbox.claims { for outcome in freshInbox.recoverClaims() { report(outcome) } }
             freshInbox.carryOver(from: inbox)
+            restartCompanion(ifChangedFrom: config, to: fresh)
             if let companion { freshInbox.pipeline.followUps = .standard(freshStore, live: companion) }
             config = fresh
             ocrWorkers?.poke(config: fresh)
@@ -207,6 +213,23 @@ public final class InboxDaemon {
             log.log(.error, "pdftrapper: reload failed, keeping the running config: \(error)")
         }
         notifier.notify("READY=1\nSTATUS=\(statusLine)")
+    }
+
+    /// The workspace serves the folders and `[web]` of the config it started with: a reload that
+    /// changes them starts it anew (open pages reconnect by themselves).
+    private func restartCompanion(ifChangedFrom old: Config, to fresh: Config) {
+        guard let starter = companionStarter else { return }
+        let served: (Config) -> [String] = {
+            [$0.library.root, $0.edits.path, $0.signatures.path, $0.daemon.stateDir, $0.inbox.quarantine, "\($0.web.map { "\($0)" } ?? "")"]
+        }
+        guard served(old) != served(fresh) else { return }
+        companion?.stop()
+        companion = nil
+        do {
+            companion = try starter(fresh, editWorkers, log)
+        } catch {
+            log.log(.error, "pdftrapper: the workspace could not start again after the reload: \(error)")
+        }
     }
 
     private func startWatching() throws {

@@ -23,8 +23,10 @@ struct LibraryFiles: Sendable {
               !relative.utf8.contains(0), relative.lowercased().hasSuffix(".pdf") else { return nil }
         let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }) else { return nil }
+        // The file the name leads to must pass the same rules: a link to a hidden or non-PDF file is not there.
         guard let real = Self.realPath(root + "/" + relative),
-              FolderRoot.relative(real, to: realRoot).map({ !$0.isEmpty }) == true,
+              let resolved = FolderRoot.relative(real, to: realRoot), !resolved.isEmpty, resolved.lowercased().hasSuffix(".pdf"),
+              resolved.split(separator: "/").allSatisfy({ !$0.hasPrefix(".") }),
               ConfinedFolders.isTarget(real, inLibrary: realRoot) else { return nil }
         var status = stat()
         guard stat(real, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
@@ -74,6 +76,8 @@ struct DocumentInfo: Sendable {
     }
 
     var path: String
+    /// Which file, and which state of it: a revision ending at the same byte after an undo is another.
+    var identity: String
     var end: Int
     var pages: [Page]
     var history: [RevisionHistory.Entry]
@@ -81,7 +85,7 @@ struct DocumentInfo: Sendable {
     var pagesJSON: [UInt8]
 
     /// The document as the revision ending at `end` left it (the whole file when `end` is its length).
-    static func read(_ path: String, end: Int? = nil) throws -> DocumentInfo {
+    static func read(_ path: String, identity: String, end: Int? = nil) throws -> DocumentInfo {
         let file = try PDFFileSource(path: path)
         let length = end ?? file.length
         let source: any PDFByteSource = length == file.length ? file : PDFPrefixSource(file, length: length)
@@ -96,7 +100,7 @@ struct DocumentInfo: Sendable {
             return ["width": WebJSON.rounded(shown.width), "height": WebJSON.rounded(shown.height), "rotate": page.rotation]
         }
         let json = Array(try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
-        return DocumentInfo(path: path, end: length, pages: pages, history: history, pagesJSON: json)
+        return DocumentInfo(path: path, identity: identity, end: length, pages: pages, history: history, pagesJSON: json)
     }
 
     /// Its last revision, as the library list shows it.
@@ -117,15 +121,16 @@ final class DocumentInfoCache: @unchecked Sendable {
     let capacity = 64
 
     func info(_ path: String, end: Int? = nil) throws -> DocumentInfo {
+        let identity = try Self.identity(path)
         let length = try end ?? PDFFileSource(path: path).length
-        let key = "\(path)\u{0}\(length)"
+        let key = "\(path)\u{0}\(identity)\u{0}\(length)"
         lock.lock()
         if let info = kept[key] {
             lock.unlock()
             return info
         }
         lock.unlock()
-        let info = try DocumentInfo.read(path, end: length)
+        let info = try DocumentInfo.read(path, identity: identity, end: length)
         lock.lock()
         defer { lock.unlock() }
         kept[key] = info
@@ -133,4 +138,17 @@ final class DocumentInfoCache: @unchecked Sendable {
         if order.count > capacity { kept[order.removeFirst()] = nil }
         return info
     }
+
+    static func identity(_ path: String) throws -> String {
+        guard let identity = fileIdentity(path) else { throw Durable.Failure(step: "stat", path: path, code: errno) }
+        return identity
+    }
+}
+
+/// A file's device, inode, modification time to the nanosecond, and length: what tells one state
+/// of it from another (a revision ending at the same byte after an undo, a token file replaced).
+func fileIdentity(_ path: String) -> String? {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    return "\(status.st_dev)-\(status.st_ino)-\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)-\(status.st_size)"
 }

@@ -31,10 +31,14 @@ final class LiveEvents: @unchecked Sendable {
         condition.unlock()
     }
 
-    func stream() -> HTTPStream {
+    /// A stream of what comes next; after a reconnect (the browser sends the last id it saw), of
+    /// what it missed too, or a `reset` when that is no longer kept (the page then reloads what it shows).
+    func stream(after seen: Int? = nil) -> HTTPStream {
         condition.lock()
         defer { condition.unlock() }
-        return Stream(events: self, after: last)
+        guard let seen, seen <= last else { return Stream(events: self, after: last) }
+        let oldest = recent.first?.number ?? last + 1
+        return Stream(events: self, after: seen, reset: seen < oldest - 1)
     }
 
     /// What comes after event `number`: the events' text, a keep-alive comment after a quiet 15 s,
@@ -64,16 +68,19 @@ final class LiveEvents: @unchecked Sendable {
         private let lock = NSLock()
         private var isClosed = false
 
-        init(events: LiveEvents, after: Int) {
+        private let reset: Bool
+
+        init(events: LiveEvents, after: Int, reset: Bool = false) {
             self.events = events
             self.after = after
+            self.reset = reset
         }
 
         func next() -> [UInt8]? {
             if !started {
                 started = true
                 // The browser reconnects after 2 s when the stream breaks.
-                return Array("retry: 2000\n: connected\n\n".utf8)
+                return Array(("retry: 2000\n: connected\n\n" + (reset ? "event: reset\ndata: {}\n\n" : "")).utf8)
             }
             guard let (text, last) = events.next(after: after, ended: { closedNow }) else { return nil }
             after = last

@@ -1,4 +1,6 @@
+import Daemon
 import Foundation
+import Glibc
 import PDFAccess
 import TrapperCore
 
@@ -23,18 +25,23 @@ final class PageImages: @unchecked Sendable {
     let budget = 24 << 20
     let openLimit = 8
 
-    /// Page `index` (0-based) of the file as it was at `end`, `width` pixels wide, as a PNG.
-    func png(_ path: String, end: Int, length: Int, page index: Int, width: Int) throws -> [UInt8] {
-        let key = "\(path)\u{0}\(end)\u{0}\(index)\u{0}\(width)"
+    /// Where copies of earlier revisions are made for poppler (the state folder, mode 0600).
+    let scratch: String
+
+    init(scratch: String) { self.scratch = scratch }
+
+    /// Page `index` (0-based) of `document` (the file as it is) as it was at `end`, `width` pixels wide, as a PNG.
+    func png(_ document: DocumentInfo, end: Int, page index: Int, width: Int) throws -> [UInt8] {
+        let key = "\(document.path)\u{0}\(document.identity)\u{0}\(end)\u{0}\(index)\u{0}\(width)"
         lock.lock()
         if let kept = pictures[key] {
             lock.unlock()
             return kept
         }
         lock.unlock()
-        let document = try open(path, end: end, length: length)
-        let picture: [UInt8] = try document.lock.withLock {
-            let rendered = try document.renderer.render(page: index, width: width)
+        let open = try self.open(document, end: end)
+        let picture: [UInt8] = try open.lock.withLock {
+            let rendered = try open.renderer.render(page: index, width: width)
             return try PNGWriter.encode(width: rendered.raster.width, height: rendered.raster.height, bitDepth: 8, channels: 3,
                                         samples: rendered.raster.samples, dpi: Double(rendered.dpi), flate: ZlibFlate())
         }
@@ -53,15 +60,17 @@ final class PageImages: @unchecked Sendable {
     }
 
     /// The words of page `index` (0-based) of the file as it is now.
-    func words(_ path: String, length: Int, page index: Int) throws -> [(text: String, box: Rect)] {
-        let document = try open(path, end: length, length: length)
-        return try document.lock.withLock { try document.renderer.words(ofPage: index) }
+    func words(_ document: DocumentInfo, page index: Int) throws -> [(text: String, box: Rect)] {
+        let open = try self.open(document, end: document.end)
+        return try open.lock.withLock { try open.renderer.words(ofPage: index) }
     }
 
-    /// Poppler on the file, or, for an earlier revision, on a copy of its first `end` bytes (the
-    /// copy's name is removed at once: poppler keeps the file open).
-    private func open(_ path: String, end: Int, length: Int) throws -> OpenDocument {
-        let key = "\(path)\u{0}\(end)"
+    /// Poppler on the file, or, for an earlier revision, on a copy of its first `end` bytes in the
+    /// state folder, readable by its owner only; the copy's name is removed at once (poppler keeps
+    /// the file open). Kept by the file's identity: once the file changes, a new one is opened.
+    private func open(_ document: DocumentInfo, end: Int) throws -> OpenDocument {
+        let (path, length) = (document.path, document.end)
+        let key = "\(path)\u{0}\(document.identity)\u{0}\(end)"
         lock.lock()
         if let open = documents[key] {
             lock.unlock()
@@ -72,10 +81,15 @@ final class PageImages: @unchecked Sendable {
         if end >= length {
             renderer = try PDFPageRenderer(path: path)
         } else {
-            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("pdftrapper-web-\(UUID().uuidString).pdf").path
-            defer { try? FileManager.default.removeItem(atPath: copy) }
-            let source = try PDFFileSource(path: path)
-            try Data(source.read(offset: 0, count: end)).write(to: URL(fileURLWithPath: copy))
+            try Durable.makeFolder(scratch)
+            let copy = scratch + "/revision-\(UUID().uuidString).pdf"
+            let fd = Glibc.open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw Durable.Failure(step: "create", path: copy, code: errno) }
+            defer { unlink(copy) }
+            let bytes = try PDFFileSource(path: path).read(offset: 0, count: end)
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            Glibc.close(fd)
+            guard written == bytes.count else { throw Durable.Failure(step: "write", path: copy, code: EIO) }
             renderer = try PDFPageRenderer(path: copy)
         }
         let document = OpenDocument(renderer)

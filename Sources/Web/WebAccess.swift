@@ -9,18 +9,40 @@ import TrapperCore
 /// lasts across restarts and dies when the token file is replaced. Every other request needs that
 /// cookie; every POST also needs a header no cross-origin page can send; and the Host header must
 /// be the listen address or one the config names (so a DNS-rebound name reaches nothing).
-public struct WebAccess: Sendable {
+public final class WebAccess: @unchecked Sendable {
     public static let tokenFileName = "web-token"
     public static let cookieName = "pdftrapper_session"
     public static let csrfHeader = "X-PDFTrapper-CSRF"
 
-    let token: [UInt8]
     let hosts: Set<String>
+    let tokenPath: String
+    private let lock = NSLock()
+    /// The token as last read, and the state of its file then.
+    private var read: (identity: String, token: [UInt8])?
 
     /// Reads the token, making it on first use.
     public init(config: Config) throws {
-        token = try Self.token(stateDir: config.daemon.stateDir)
+        tokenPath = config.daemon.stateDir + "/" + Self.tokenFileName
         hosts = Self.allowedHosts(config.web ?? WebSettings())
+        _ = try Self.token(stateDir: config.daemon.stateDir)
+    }
+
+    /// The token in force: the file is looked at on every request, so deleting or replacing it
+    /// ends every session at once; nil while there is none.
+    var token: [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let identity = fileIdentity(tokenPath) else {
+            read = nil
+            return nil
+        }
+        if let read, read.identity == identity { return read.token }
+        guard let data = FileManager.default.contents(atPath: tokenPath),
+              let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), text.count == 64 else {
+            return nil
+        }
+        read = (identity, Array(text.utf8))
+        return read?.token
     }
 
     /// The token in `STATE/web-token`, written once with 32 random bytes (mode 0600, fsynced).
@@ -72,22 +94,23 @@ public struct WebAccess: Sendable {
     }
 
     public func tokenMatches(_ given: String?) -> Bool {
-        guard let given else { return false }
+        guard let given, let token else { return false }
         return MessageAuthentication.equal(Array(given.utf8), token)
     }
 
     /// The cookie's value: the token's HMAC of a label, in hex.
-    public var sessionValue: String {
+    func sessionValue(_ token: [UInt8]) -> String {
         MessageAuthentication.hmacSHA256(key: token, message: Array("pdftrapper workspace session v1".utf8))
             .map { String(format: "%02x", $0) }.joined()
     }
 
     public func sessionValid(_ cookie: String?) -> Bool {
-        guard let cookie else { return false }
-        return MessageAuthentication.equal(Array(cookie.utf8), Array(sessionValue.utf8))
+        guard let cookie, let token else { return false }
+        return MessageAuthentication.equal(Array(cookie.utf8), Array(sessionValue(token).utf8))
     }
 
-    public var sessionCookie: String {
-        "\(Self.cookieName)=\(sessionValue); HttpOnly; SameSite=Strict; Path=/"
+    /// The Set-Cookie value that opens a session; nil while there is no token.
+    public var sessionCookie: String? {
+        token.map { "\(Self.cookieName)=\(sessionValue($0)); HttpOnly; SameSite=Strict; Path=/" }
     }
 }

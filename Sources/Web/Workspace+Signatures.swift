@@ -1,5 +1,6 @@
 import Daemon
 import Foundation
+import Glibc
 import TrapperCore
 
 /// The saved signatures: listed and shown from the signatures folder, and a new one from the
@@ -61,7 +62,17 @@ extension Workspace {
             _ = try SignatureInkParser.parse(Array(data), file: "\(name).json")
             try Durable.makeFolder(folder)
             guard let root = SignatureLibrary(folder: folder).root else { return WebJSON.error(503, "the signatures folder cannot be opened") }
-            try root.replace("\(folder)/\(name).json", with: data)
+            // O_EXCL: of two pads saving one name at once, the second is told, not written over.
+            let fd: Int32
+            do { fd = try root.open("\(folder)/\(name).json", flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC) } catch {
+                if error.code == EEXIST { return WebJSON.error(409, "a signature named \(name) exists already") }
+                throw error
+            }
+            let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            let synced = fsync(fd)
+            Glibc.close(fd)
+            guard written == data.count, synced == 0 else { return WebJSON.error(503, "the signature could not be written") }
+            try root.syncFolder(folder)
         } catch {
             return WebJSON.error(422, "\(error)")
         }

@@ -2,6 +2,7 @@ import CLinux
 import Daemon
 import Foundation
 import Glibc
+import Hashing
 import PDFAccess
 import TrapperCore
 
@@ -36,7 +37,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
     let config: Config
     let access: WebAccess
     let library: LibraryFiles
-    let pages = PageImages()
+    let pages: PageImages
     let documents = DocumentInfoCache()
     let events = LiveEvents()
     let save: WorkspaceSave
@@ -58,6 +59,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         save = WorkspaceSave(config: config, edits: edits)
         staticFiles = Self.findStaticFiles()
         store = try InboxDaemon.openStore(config)
+        pages = PageImages(scratch: config.daemon.stateDir + "/web-revisions")
     }
 
     /// Listens on `web.listen`; what `pdftrapper run` with `[web]` and `pdftrapper serve` do.
@@ -123,13 +125,16 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         guard access.hostAllowed(request.header("Host")) else {
             return HTTPResponse(status: 421, headers: [("Content-Type", "text/plain")], body: .bytes(Array("unknown host\n".utf8)))
         }
-        guard request.method == "GET" || request.method == "POST" else { return HTTPResponse(status: 405, headers: [("Allow", "GET, POST")]) }
         if request.path == "/login" {
-            guard request.method == "GET", access.tokenMatches(request.query("token")) else { return HTTPResponse(status: 401) }
-            return HTTPResponse(status: 303, headers: [("Set-Cookie", access.sessionCookie), ("Location", "/"),
+            guard request.method == "GET", access.tokenMatches(request.query("token")), let cookie = access.sessionCookie else {
+                return HTTPResponse(status: 401)
+            }
+            return HTTPResponse(status: 303, headers: [("Set-Cookie", cookie), ("Location", "/"),
                                                        ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
         }
+        // Without a session nothing is said, not even which methods there are.
         guard access.sessionValid(request.cookie(WebAccess.cookieName)) else { return HTTPResponse(status: 401) }
+        guard request.method == "GET" || request.method == "POST" else { return HTTPResponse(status: 405, headers: [("Allow", "GET, POST")]) }
         if request.method == "POST" {
             // A cross-origin form or fetch cannot set this header without a preflight, which gets nothing.
             guard request.header(WebAccess.csrfHeader) == "1" else {
@@ -161,7 +166,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         case ("GET", "/api/events"):
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
                                                        ("X-Accel-Buffering", "no")],
-                                body: .stream(events.stream()))
+                                body: .stream(events.stream(after: request.header("Last-Event-ID").flatMap(Int.init))))
         default: return HTTPResponse(status: 404)
         }
     }
@@ -236,9 +241,15 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
             guard end == current.end || current.history.contains(where: { $0.end == end }) else { return HTTPResponse(status: 404) }
             let info = end == current.end ? current : try documents.info(path, end: end)
             guard number <= info.pages.count else { return HTTPResponse(status: 404) }
-            let tag = "\"\(end)-\(number)-\(width)\""
+            // A picture needs width × its height × 4 bytes at once; a page shaped like a ribbon is refused.
+            let shown = info.pages[number - 1].shown
+            guard Double(width) * Double(width) * shown.height / max(shown.width, 1) <= 25_000_000 else {
+                return WebJSON.error(422, "\(relative): page \(number) is too tall to show \(width) pixels wide")
+            }
+            let state = FileDigest.sha256(Array(current.identity.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
+            let tag = "\"\(end)-\(number)-\(width)-\(state)\""
             if request.header("If-None-Match") == tag { return HTTPResponse(status: 304, headers: [("ETag", tag)]) }
-            let picture = try pages.png(path, end: end, length: current.end, page: number - 1, width: width)
+            let picture = try pages.png(current, end: end, page: number - 1, width: width)
             return HTTPResponse(status: 200, headers: [("Content-Type", "image/png"), ("ETag", tag), ("Cache-Control", "no-cache")],
                                 body: .bytes(picture))
         } catch {
@@ -252,7 +263,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         do {
             let info = try documents.info(path)
             guard number <= info.pages.count else { return HTTPResponse(status: 404) }
-            let found = try pages.words(path, length: info.end, page: number - 1)
+            let found = try pages.words(info, page: number - 1)
             return WebJSON.response(["words": found.map { ["text": $0.text, "box": $0.box.numbers.map(WebJSON.rounded)] }])
         } catch {
             return WebJSON.error(422, "\(relative): page \(number): \(error)")
@@ -368,15 +379,18 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         ], body: .bytes(Array(data)))
     }
 
-    /// `share/pdftrapper/web` beside the installed binary, or `web/` of the checkout it was built in.
+    /// `share/pdftrapper/web` beside the installed binary, or `web/` of the checkout it was built
+    /// in (`.build/TRIPLE/CONFIGURATION/pdftrapper`, the checkout's Package.swift beside web/);
+    /// nowhere else, so a stray `web/` folder up the tree is never served as the workspace's script.
     static func findStaticFiles() -> String? {
-        let executable = (InboxDaemon.executable as NSString).deletingLastPathComponent
-        var candidates = [executable + "/../share/pdftrapper/web"]
-        var folder = executable
-        for _ in 0..<6 {
-            candidates.append(folder + "/web")
-            folder = (folder as NSString).deletingLastPathComponent
-        }
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/index.html") }.map { ($0 as NSString).standardizingPath }
+        let folder = (InboxDaemon.executable as NSString).deletingLastPathComponent
+        let installed = ((folder + "/../share/pdftrapper/web") as NSString).standardizingPath
+        if FileManager.default.fileExists(atPath: installed + "/index.html") { return installed }
+        var checkout = folder
+        for _ in 0..<3 { checkout = (checkout as NSString).deletingLastPathComponent }
+        guard (folder as NSString).pathComponents.contains(".build"),
+              FileManager.default.fileExists(atPath: checkout + "/Package.swift"),
+              FileManager.default.fileExists(atPath: checkout + "/web/index.html") else { return nil }
+        return checkout + "/web"
     }
 }

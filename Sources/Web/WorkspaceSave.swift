@@ -86,6 +86,7 @@ struct WorkspaceSave {
             out["at"] = try point(edit["at"], "at")
         case "erase":
             out["pages"] = out.removeValue(forKey: "page")
+            if let region = edit["region"] { out["region"] = try box(region, "region") }
         default:
             break
         }

@@ -55,8 +55,9 @@ enum ServeCommand: Command {
                 workspace.revisionLanded(target: applied.target, end: applied.end, operation: applied.operations.first ?? "edit")
             }
         }
-        workspace.stop()
+        // Saves in hand end first (answered 503), so that the connections waiting on them can close.
         edits.stop()
+        workspace.stop()
         return .ok
     }
 }

@@ -40,6 +40,10 @@ class SecurityTests(unittest.TestCase):
     def tearDownClass(cls):
         cls.daemon.stop()
 
+    def tearDown(self):
+        # Whatever a test sent, the daemon is still there to capture.
+        self.assertTrue(self.daemon.alive(), "the daemon ended:\n" + self.daemon.log_text()[-3000:])
+
     def status(self, method, path, body=None, headers=None, cookie=True, client=None):
         return (client or self.client).request(method, path, body, headers, cookie)[0]
 
@@ -60,6 +64,63 @@ class SecurityTests(unittest.TestCase):
         for cookie in ["0" * 64, self.client.cookie[:-1] + ("0" if self.client.cookie[-1] != "0" else "1"), self.daemon.token, ""]:
             forged.cookie = cookie
             self.assertEqual(self.status("GET", "/api/library", client=forged), 401, cookie)
+
+    def test_other_methods_without_a_session_get_401_too(self):
+        anonymous = Client(self.daemon, login=False)
+        for method in ["PUT", "DELETE", "OPTIONS", "PATCH"]:
+            self.assertEqual(self.status(method, "/api/save", b"{}", client=anonymous), 401, method)
+
+    def test_replacing_the_token_ends_every_session(self):
+        import subprocess
+        from workspace import BIN
+        before = Client(self.daemon)
+        self.assertEqual(self.status("GET", "/api/library", client=before), 200)
+        os.remove(self.daemon.path("state", "web-token"))
+        self.assertEqual(self.status("GET", "/api/library", client=before), 401)
+        self.assertEqual(self.status("GET", "/login?token=" + self.daemon.token, client=Client(self.daemon, login=False)), 401)
+        # web-url makes a new token, which the running server takes at once.
+        url = subprocess.run([BIN, "web-url", "--config", self.daemon.config], capture_output=True, text=True, check=True).stdout
+        self.__class__.daemon.token = url.strip().split("token=")[1]
+        self.assertNotEqual(self.daemon.token, before.cookie)
+        after = Client(self.daemon)
+        self.assertEqual(self.status("GET", "/api/library", client=after), 200)
+        self.assertEqual(self.status("GET", "/api/library", client=before), 401)
+        self.__class__.client = after
+        self.client = after
+
+    def test_an_undo_against_a_moved_document_is_refused_and_nothing_changes(self):
+        path = self.daemon.path("library", "Undoable.pdf")
+        text_pdf(path, ["first revision"])
+        base = os.path.getsize(path)
+        status, answer = self.client.json("POST", "/api/save", {"path": "Undoable.pdf", "base_end": base,
+                                                                 "edits": [{"op": "rotate", "pages": [1], "degrees": 90}]})
+        self.assertEqual(status, 200, answer)
+        with open(path, "rb") as f:
+            edited = f.read()
+        # The browser still thinks the document ends at `base`: its undo must not take the rotation away.
+        status, answer = self.client.json("POST", "/api/undo", {"path": "Undoable.pdf", "base_end": base})
+        self.assertEqual(status, 409, answer)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), edited)
+        status, answer = self.client.json("POST", "/api/undo", {"path": "Undoable.pdf", "base_end": len(edited)})
+        self.assertEqual((status, answer["end"]), (200, base))
+
+    def test_an_earlier_revision_is_shown_without_a_copy_left_anywhere(self):
+        import glob
+        path = self.daemon.path("library", "Revisions.pdf")
+        text_pdf(path, ["first revision"])
+        first = os.path.getsize(path)
+        status, _ = self.client.json("POST", "/api/save", {"path": "Revisions.pdf", "base_end": first,
+                                                            "edits": [{"op": "rect", "page": 1, "box": [10, 10, 100, 100]}]})
+        self.assertEqual(status, 200)
+        temporary = set(glob.glob("/tmp/pdftrapper-web-*.pdf"))
+        status, _, picture = self.client.request("GET", f"/api/page?path=Revisions.pdf&page=1&width=300&end={first}")
+        self.assertEqual(status, 200)
+        self.assertTrue(picture.startswith(b"\x89PNG"))
+        self.assertEqual(set(glob.glob("/tmp/pdftrapper-web-*.pdf")), temporary)
+        self.assertEqual(os.listdir(self.daemon.path("state", "web-revisions")), [])
+        # A revision that never ended there is not there.
+        self.assertEqual(self.status("GET", f"/api/page?path=Revisions.pdf&page=1&width=300&end={first - 1}"), 404)
 
     def test_a_session_cookie_is_http_only_and_same_site_strict(self):
         status, headers, _ = self.client.request("GET", "/login?token=" + self.daemon.token, cookie=False)

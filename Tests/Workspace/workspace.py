@@ -83,17 +83,14 @@ target = "Inbox.pdf"
 """)
         self.log = open(os.path.join(self.dir, "daemon.log"), "w")
         self.process = subprocess.Popen([BIN, "run", "--config", self.config], stdout=self.log, stderr=subprocess.STDOUT)
+        # Listening, and this daemon (not another process that took the port meanwhile): it says so.
         deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    break
-            except OSError:
-                if self.process.poll() is not None:
-                    raise RuntimeError("the daemon ended at start:\n" + self.log_text())
-                time.sleep(0.05)
-        else:
-            raise RuntimeError("the workspace never listened:\n" + self.log_text())
+        while f"workspace on 127.0.0.1:{self.port}" not in self.log_text():
+            if self.process.poll() is not None:
+                raise RuntimeError("the daemon ended at start:\n" + self.log_text())
+            if time.time() > deadline:
+                raise RuntimeError("the workspace never listened:\n" + self.log_text())
+            time.sleep(0.05)
         self.login_url = subprocess.run([BIN, "web-url", "--config", self.config], check=True, capture_output=True,
                                         text=True).stdout.strip()
         self.token = urllib.parse.parse_qs(urllib.parse.urlparse(self.login_url).query)["token"][0]

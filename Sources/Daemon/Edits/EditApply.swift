@@ -36,27 +36,26 @@ public enum EditApply {
     public static func run(_ script: EditScript, name: String, sha256: [UInt8], store: TargetStore,
                            signatures: SignatureLibrary, libraryRoot: String, purgeByDefault: Bool = false,
                            maxPages: Int = LimitsSettings().maxPagesAfterEdit, date: Date = Date()) throws -> Applied {
+        // With base_end, the target must still end there when its lock is held: checked by the
+        // store under the lock, so a revision that lands meanwhile is never undone or written over.
+        let expected = script.onConflict == .fail ? script.baseEnd : nil
         if let only = script.edits.first, script.edits.count == 1 {
             switch only.operation {
-            case .undo, .redo:
-                // An undo written against a revision undoes that one, or nothing.
-                try checkBase(script)
-            default:
-                break
-            }
-            switch only.operation {
             case .undo(let steps):
-                let undone = try store.undo(target: script.target, steps: steps)
+                let undone = try store.undo(target: script.target, steps: steps, expecting: expected)
                 return Applied(target: script.target, end: undone.last?.base ?? 0,
                                operations: ["undo"], pages: 0)
             case .redo(let steps):
                 var redone: [RevisionRecord] = []
-                for _ in 0..<steps { redone.append(try store.redo(target: script.target)) }
+                for step in 0..<steps {
+                    redone.append(try store.redo(target: script.target, expecting: step == 0 ? expected : nil))
+                }
                 return Applied(target: script.target, end: currentLength(script.target), operations: ["redo"], pages: 0)
             default:
                 break
             }
         }
+        // Checked now for a script that only extracts; inside the target's lock for one that writes it.
         try checkBase(script)
         var pageCount = 0, pagesBefore = 0
         var extracted: [String] = []
@@ -95,6 +94,7 @@ public enum EditApply {
             if changedTarget {
                 end = try store.commit(target: script.target) { writer, reader in
                     guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
+                    try checkBase(script)
                     let editor = try edit(reader)
                     // An erase that matched nothing, a move to where the pages stand: no revision.
                     guard editor.hasChanges else { throw NothingToWrite() }
@@ -129,11 +129,12 @@ public enum EditApply {
     static func checkBase(_ script: EditScript) throws {
         guard let base = script.baseEnd, script.onConflict == .fail else { return }
         let now = currentLength(script.target)
-        guard now == base else {
-            throw Refused(edit: 0, operation: "base_end",
-                          reason: "the target has changed since it ended at byte \(base) (it now ends at byte \(now)); "
-                              + "write the script against the current revision, or set on_conflict = \"apply\"")
-        }
+        guard now == base else { throw Refused(edit: 0, operation: "base_end", reason: baseMoved(base, now)) }
+    }
+
+    public static func baseMoved(_ base: Int, _ now: Int) -> String {
+        "the target has changed since it ended at byte \(base) (it now ends at byte \(now)); "
+            + "write the script against the current revision, or set on_conflict = \"apply\""
     }
 
     static func currentLength(_ path: String) -> Int {

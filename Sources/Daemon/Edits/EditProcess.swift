@@ -35,10 +35,18 @@ struct EditProcess {
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
-        // What the child writes on stdout is read as it comes, so a long report never blocks it.
+        // What the child writes on stdout is read as it comes, so a long report never blocks it: by
+        // a thread of its own blocked in read(2). Not FileHandle's readabilityHandler, whose dispatch
+        // source can outlive the descriptor it watched: once that number is reused (the workspace
+        // accepts connections all the time), libdispatch's event loop crashes on the stale event.
         let collected = Collected()
-        output.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
         do { try process.run() } catch { return .failed("cannot start \(executable): \(error)") }
+        let reading = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            collected.append(output.fileHandleForReading.readDataToEndOfFile())
+            reading.signal()
+        }
+        reader.start()
         let started = Date()
         var ending: Ending?
         while process.isRunning {
@@ -54,8 +62,8 @@ struct EditProcess {
             usleep(50_000)
         }
         process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
-        collected.append(output.fileHandleForReading.readDataToEndOfFile())
+        // The child is gone, and its end of the pipe with it: the read ends.
+        reading.wait()
         if let ending { return ending }
         guard process.terminationReason == .exit,
               let finished = try? JSONDecoder().decode(EditWorkers.Finished.self, from: collected.data) else {
@@ -64,7 +72,7 @@ struct EditProcess {
         return .finished(finished)
     }
 
-    /// Bytes gathered from the child's stdout on Foundation's reading thread.
+    /// Bytes gathered from the child's stdout on the reading thread.
     private final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var bytes = Data()

@@ -7,9 +7,11 @@ import TrapperCore
 /// the file since PDFTrapper last wrote it.
 extension TargetStore {
     /// Undoes up to `steps` revisions; returns the records of those undone, newest first.
-    public func undo(target: String, steps: Int = 1) throws(EngineError) -> [RevisionRecord] {
+    /// `expecting`: the length the file must have once locked (an edit script's base_end), else nothing is undone.
+    public func undo(target: String, steps: Int = 1, expecting: Int? = nil) throws(EngineError) -> [RevisionRecord] {
         let (lock, key) = try self.lock(target)
         defer { withExtendedLifetime(lock) {} }
+        try checkLength(target, expecting)
         var undone: [RevisionRecord] = []
         for _ in 0..<steps {
             do {
@@ -53,6 +55,11 @@ extension TargetStore {
         return record
     }
 
+    private func checkLength(_ target: String, _ expected: Int?) throws(EngineError) {
+        guard let expected, let length = fileLength(target), length != expected else { return }
+        throw .refused(target: target, reason: EditApply.baseMoved(expected, length))
+    }
+
     /// Whether `redo` would put a revision back: one was undone, and the file still ends where the undo left it.
     public func canRedo(target: String) -> Bool {
         let targetState = TargetState.load(statePath(StateDirectory.key(for: target)), target: target)
@@ -61,9 +68,10 @@ extension TargetStore {
     }
 
     /// Puts back the most recently undone revision, byte for byte.
-    public func redo(target: String) throws(EngineError) -> RevisionRecord {
+    public func redo(target: String, expecting: Int? = nil) throws(EngineError) -> RevisionRecord {
         let (lock, key) = try self.lock(target)
         defer { withExtendedLifetime(lock) {} }
+        try checkLength(target, expecting)
         var targetState = TargetState.load(statePath(key), target: target)
         guard let undone = targetState.redo.last else {
             throw .refused(target: target, reason: "nothing to redo")

@@ -100,17 +100,18 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard daemon != nil else {
             Glibc.close(socket)
+            if let socketPath { unlink(socketPath) }
             throw Failure(description: "libmicrohttpd would not start on \(listen)")
         }
     }
 
     /// Ends every stream, then stops: MHD waits for each connection's thread to finish.
+    /// MHD closes the listening socket itself.
     public func stop() {
         guard let daemon else { return }
         streams.closeAll()
         mhd.MHD_stop_daemon(daemon)
         self.daemon = nil
-        Glibc.close(socket)
         if let socketPath { unlink(socketPath) }
     }
 
@@ -197,9 +198,10 @@ public final class HTTPServer: @unchecked Sendable {
                 mhd.MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), Self.mustCopy)
             }
         case .stream(let stream):
-            let reader = StreamReader(stream, registry: streams)
-            response = mhd.MHD_create_response_from_callback(UInt64.max, 4096, readStream,
-                                                             Unmanaged.passRetained(reader).toOpaque(), freeStream)
+            let reader = Unmanaged.passRetained(StreamReader(stream, registry: streams))
+            response = mhd.MHD_create_response_from_callback(UInt64.max, 4096, readStream, reader.toOpaque(), freeStream)
+            // Without a response MHD never calls freeStream: the reader is let go here.
+            if response == nil { reader.release() }
         }
         guard let response else { return .NO }
         defer { mhd.MHD_destroy_response(response) }
