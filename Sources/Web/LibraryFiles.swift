@@ -114,29 +114,15 @@ struct DocumentInfo: Sendable {
 
 /// Keeps the latest `DocumentInfo` of each file, so that a 5,000-page document's tree is walked
 /// once per revision, not once per request.
-final class DocumentInfoCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var kept: [String: DocumentInfo] = [:]
-    private var order: [String] = []
-    let capacity = 64
+final class DocumentInfoCache: Sendable {
+    private let kept = KeptValues<DocumentInfo>(count: 64)
 
     func info(_ path: String, end: Int? = nil) throws -> DocumentInfo {
         let identity = try Self.identity(path)
         let length = try end ?? PDFFileSource(path: path).length
-        let key = "\(path)\u{0}\(identity)\u{0}\(length)"
-        lock.lock()
-        if let info = kept[key] {
-            lock.unlock()
-            return info
+        return try kept.value("\(path)\u{0}\(identity)\u{0}\(length)") {
+            try DocumentInfo.read(path, identity: identity, end: length)
         }
-        lock.unlock()
-        let info = try DocumentInfo.read(path, identity: identity, end: length)
-        lock.lock()
-        defer { lock.unlock() }
-        kept[key] = info
-        order.append(key)
-        if order.count > capacity { kept[order.removeFirst()] = nil }
-        return info
     }
 
     static func identity(_ path: String) throws -> String {

@@ -15,15 +15,9 @@ final class PageImages: @unchecked Sendable {
         init(_ renderer: PDFPageRenderer) { self.renderer = renderer }
     }
 
-    private let lock = NSLock()
-    private var documents: [String: OpenDocument] = [:]
-    private var documentOrder: [String] = []
-    private var pictures: [String: [UInt8]] = [:]
-    private var pictureOrder: [String] = []
-    private var pictureBytes = 0
-    /// What the kept pictures may weigh in all.
-    let budget = 24 << 20
-    let openLimit = 8
+    /// Poppler documents open, and pictures rendered (24 MB of them at most).
+    private let documents = KeptValues<OpenDocument>(count: 8)
+    private let pictures = KeptValues<[UInt8]>(count: .max, weight: 24 << 20, weigh: \.count)
 
     /// Where copies of earlier revisions are made for poppler (the state folder, mode 0600).
     let scratch: String
@@ -33,30 +27,14 @@ final class PageImages: @unchecked Sendable {
     /// Page `index` (0-based) of `document` (the file as it is) as it was at `end`, `width` pixels wide, as a PNG.
     func png(_ document: DocumentInfo, end: Int, page index: Int, width: Int) throws -> [UInt8] {
         let key = "\(document.path)\u{0}\(document.identity)\u{0}\(end)\u{0}\(index)\u{0}\(width)"
-        lock.lock()
-        if let kept = pictures[key] {
-            lock.unlock()
-            return kept
-        }
-        lock.unlock()
-        let open = try self.open(document, end: end)
-        let picture: [UInt8] = try open.lock.withLock {
-            let rendered = try open.renderer.render(page: index, width: width)
-            return try PNGWriter.encode(width: rendered.raster.width, height: rendered.raster.height, bitDepth: 8, channels: 3,
-                                        samples: rendered.raster.samples, dpi: Double(rendered.dpi), flate: ZlibFlate())
-        }
-        lock.lock()
-        defer { lock.unlock() }
-        if pictures[key] == nil {
-            pictures[key] = picture
-            pictureOrder.append(key)
-            pictureBytes += picture.count
-            while pictureBytes > budget, !pictureOrder.isEmpty {
-                let oldest = pictureOrder.removeFirst()
-                pictureBytes -= pictures.removeValue(forKey: oldest)?.count ?? 0
+        return try pictures.value(key) {
+            let open = try self.open(document, end: end)
+            return try open.lock.withLock {
+                let rendered = try open.renderer.render(page: index, width: width)
+                return try PNGWriter.encode(width: rendered.raster.width, height: rendered.raster.height, bitDepth: 8, channels: 3,
+                                            samples: rendered.raster.samples, dpi: Double(rendered.dpi), flate: ZlibFlate())
             }
         }
-        return picture
     }
 
     /// The words of page `index` (0-based) of the file as it is now.
@@ -70,17 +48,8 @@ final class PageImages: @unchecked Sendable {
     /// the file open). Kept by the file's identity: once the file changes, a new one is opened.
     private func open(_ document: DocumentInfo, end: Int) throws -> OpenDocument {
         let (path, length) = (document.path, document.end)
-        let key = "\(path)\u{0}\(document.identity)\u{0}\(end)"
-        lock.lock()
-        if let open = documents[key] {
-            lock.unlock()
-            return open
-        }
-        lock.unlock()
-        let renderer: PDFPageRenderer
-        if end >= length {
-            renderer = try PDFPageRenderer(path: path)
-        } else {
+        return try documents.value("\(path)\u{0}\(document.identity)\u{0}\(end)") {
+            guard end < length else { return OpenDocument(try PDFPageRenderer(path: path)) }
             try Durable.makeFolder(scratch)
             let copy = scratch + "/revision-\(UUID().uuidString).pdf"
             let fd = Glibc.open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -90,15 +59,7 @@ final class PageImages: @unchecked Sendable {
             let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             Glibc.close(fd)
             guard written == bytes.count else { throw Durable.Failure(step: "write", path: copy, code: EIO) }
-            renderer = try PDFPageRenderer(path: copy)
+            return OpenDocument(try PDFPageRenderer(path: copy))
         }
-        let document = OpenDocument(renderer)
-        lock.lock()
-        defer { lock.unlock() }
-        if let raced = documents[key] { return raced }
-        documents[key] = document
-        documentOrder.append(key)
-        if documentOrder.count > openLimit { documents[documentOrder.removeFirst()] = nil }
-        return document
     }
 }

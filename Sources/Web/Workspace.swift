@@ -257,28 +257,32 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         }
     }
 
-    private func words(_ request: HTTPRequest) -> HTTPResponse {
+    /// A page of the document as it is now (`path=`, `page=`): the 404 and 400 every such route
+    /// gives, then `answer` with the file, what is known of it, and the page's index.
+    private func onPage(_ request: HTTPRequest, _ answer: (String, DocumentInfo, Int) throws -> HTTPResponse) -> HTTPResponse {
         guard let (relative, path) = resolved(request) else { return HTTPResponse(status: 404) }
         guard let number = request.query("page").flatMap(Int.init), number >= 1 else { return WebJSON.error(400, "page= is needed") }
         do {
             let info = try documents.info(path)
             guard number <= info.pages.count else { return HTTPResponse(status: 404) }
-            let found = try pages.words(info, page: number - 1)
-            return WebJSON.response(["words": found.map { ["text": $0.text, "box": $0.box.numbers.map(WebJSON.rounded)] }])
+            return try answer(path, info, number - 1)
         } catch {
             return WebJSON.error(422, "\(relative): page \(number): \(error)")
         }
     }
 
+    private func words(_ request: HTTPRequest) -> HTTPResponse {
+        onPage(request) { _, info, index in
+            let found = try pages.words(info, page: index)
+            return WebJSON.response(["words": found.map { ["text": $0.text, "box": $0.box.numbers.map(WebJSON.rounded)] }])
+        }
+    }
+
     private func annotations(_ request: HTTPRequest) -> HTTPResponse {
-        guard let (relative, path) = resolved(request) else { return HTTPResponse(status: 404) }
-        guard let number = request.query("page").flatMap(Int.init), number >= 1 else { return WebJSON.error(400, "page= is needed") }
-        do {
-            let info = try documents.info(path)
-            guard number <= info.pages.count else { return HTTPResponse(status: 404) }
+        onPage(request) { path, info, index in
             let editor = try PDFPageEditor(reader: PDFTailReader(path: path, decoder: FlateStreamDecoder()))
-            let shown = info.pages[number - 1].shown
-            let list: [[String: Any]] = try editor.annotations(ofPage: number - 1).compactMap { annotation in
+            let shown = info.pages[index].shown
+            let list: [[String: Any]] = try editor.annotations(ofPage: index).compactMap { annotation in
                 guard let rect = annotation.rect, !["Widget", "Popup"].contains(annotation.subtype) else { return nil }
                 var item: [String: Any] = ["id": annotation.id, "kind": annotation.subtype,
                                            "box": shown.browser(user: rect).numbers.map(WebJSON.rounded)]
@@ -287,8 +291,6 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
                 return item
             }
             return WebJSON.response(["annotations": list])
-        } catch {
-            return WebJSON.error(422, "\(relative): page \(number): \(error)")
         }
     }
 

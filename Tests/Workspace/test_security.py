@@ -294,3 +294,31 @@ class UnixSocketTests(unittest.TestCase):
             self.assertEqual(server.wait(10), 0, server.stderr.read())
         self.assertFalse(os.path.exists(socket_path), "the socket is removed at the stop")
         shutil.rmtree(folder, ignore_errors=True)
+
+
+class ReloadTests(unittest.TestCase):
+    """A SIGHUP that changes [web] starts the workspace anew with it; the session stays valid."""
+
+    def test_a_reload_takes_new_web_settings(self):
+        import signal
+        daemon = Daemon()
+        try:
+            client = Client(daemon)
+            self.assertEqual(client.request("GET", "/api/library", headers={"Host": "scans.example.org"})[0], 421)
+            with open(daemon.config) as f:
+                text = f.read()
+            with open(daemon.config, "w") as f:
+                f.write(text.replace("[web]\n", '[web]\nhosts = ["scans.example.org"]\n'))
+            daemon.process.send_signal(signal.SIGHUP)
+            daemon.wait_for(lambda: daemon.log_text().count(f"workspace on 127.0.0.1:{daemon.port}") == 2,
+                            what="the workspace to start again")
+            def proxied():
+                try:
+                    return client.request("GET", "/api/library", headers={"Host": "scans.example.org"})[0]
+                except OSError:  # between the old server's stop and the new one's start
+                    return None
+            daemon.wait_for(lambda: proxied() == 200, what="the new host to be taken")
+            self.assertEqual(client.request("GET", "/api/library", headers={"Host": "evil.example"})[0], 421)
+            self.assertTrue(daemon.alive())
+        finally:
+            daemon.stop()
