@@ -313,8 +313,11 @@ function addSignature(g) {
   add({ op: 'signature', page: g.page, name: signatureName, box });
 }
 
-// Highlight, underline, strikeout: the words whose boxes meet the dragged rectangle, one rect
-// per line. The words come from the server (poppler's text layer, or OCR's).
+// Highlight, underline, strikeout: as in a text selection, every word from the one the drag
+// starts at to the one it ends at, in reading order (poppler gives the words in that order), one
+// rect per line. The words come from the server (poppler's text layer, or OCR's).
+const NEAR_TEXT = 20;   // points: a drag that starts or ends farther from every word marks nothing
+
 async function addTextMarkup(g) {
   let words;
   try {
@@ -323,13 +326,24 @@ async function addTextMarkup(g) {
     host.message(`Could not read the page's words: ${err.message}`);
     return;
   }
-  const span = boxOf(g.start, g.end);
-  const hit = words.filter((w) => w.box[0] <= span[2] && w.box[2] >= span[0] && w.box[1] <= span[3] && w.box[3] >= span[1]);
-  if (!hit.length) {
+  const first = nearestWord(words, g.start), last = nearestWord(words, g.end);
+  if (first < 0 || last < 0) {
     host.message('No text there to mark (is the page searchable yet?).');
     return;
   }
+  const hit = words.slice(Math.min(first, last), Math.max(first, last) + 1);
   add({ op: g.tool, page: g.page, rects: lineRects(hit), color: settings[g.tool].color });
+}
+
+/** The index of the word under `point`, or of the nearest within NEAR_TEXT points; -1 for none. */
+function nearestWord(words, [x, y]) {
+  let best = -1, bestDistance = NEAR_TEXT + Number.EPSILON;
+  words.forEach(({ box }, index) => {
+    const dx = Math.max(box[0] - x, 0, x - box[2]), dy = Math.max(box[1] - y, 0, y - box[3]);
+    const distance = Math.hypot(dx, dy);
+    if (distance < bestDistance) { best = index; bestDistance = distance; }
+  });
+  return best;
 }
 
 /** Words → one box per line: words whose middles share a line join; a wide gap (columns) splits. */
