@@ -376,6 +376,8 @@ function buildStrip() {
   fragment.append(el('div', { class: 'strip-end', 'data-page': 'end' }));   // drop here: move to the end
   strip.replaceChildren(fragment);
   strip.dataset.pages = String(state.shown.pages.length);
+  previewKey = '[]';   // the strip now shows the pages as loaded
+  previewStrip();
 }
 
 function makeThumb(number, page) {
@@ -443,9 +445,14 @@ function showPage(number) {
   if (number !== state.page) { commitText(); cancelGesture(); $('page-area').scrollTop = 0; }
   state.page = number;
   $('page-image').hidden = false;
-  $('page-number').textContent = `${number} / ${pages.length}`;
-  $('page-prev').disabled = number <= 1;
-  $('page-next').disabled = number >= pages.length;
+  const order = stripOrder(), at = order.indexOf(number);
+  const entry = previewEntry(number);
+  let where = '';
+  if (entry && entry.deleted) where = ' · deleted';
+  else if (entry && entry.position !== number) where = ` → ${entry.position}`;
+  $('page-number').textContent = `${number} / ${pages.length}${where}`;
+  $('page-prev').disabled = at <= 0;
+  $('page-next').disabled = at >= order.length - 1;
   for (const thumb of $('strip').querySelectorAll('.thumb.selected')) thumb.classList.remove('selected');
   const thumb = thumbFor(number);
   if (thumb) { thumb.classList.add('selected'); revealThumb(thumb); }
@@ -463,11 +470,25 @@ function layoutPage() {
   const img = $('page-image');
   const area = $('page-area');
   const padding = 32, belowPage = $('page-nav').offsetHeight + 12;
-  let cssWidth = area.clientWidth - padding;
-  if (!state.fitWidth) cssWidth = Math.min(cssWidth, (area.clientHeight - padding - belowPage) * page.width / page.height);
-  cssWidth = Math.floor(clamp(cssWidth, 200, MAX_PAGE_CSS_WIDTH));
+  // A queued rotation turns the frame (the image with its canvas); the fit is for the page as turned.
+  const entry = previewEntry(state.page);
+  const degrees = entry ? entry.degrees : 0, quarter = degrees % 180 !== 0;
+  const shownWidth = quarter ? page.height : page.width, shownHeight = quarter ? page.width : page.height;
+  let across = area.clientWidth - padding;   // CSS pixels the page shows across
+  if (!state.fitWidth) across = Math.min(across, (area.clientHeight - padding - belowPage) * shownWidth / shownHeight);
+  across = Math.floor(clamp(across, 200, MAX_PAGE_CSS_WIDTH));
+  const cssWidth = quarter ? Math.round(across * page.width / page.height) : across;
+  const cssHeight = quarter ? across : Math.round(cssWidth * page.height / page.width);
   img.style.width = `${cssWidth}px`;
-  img.style.height = `${Math.round(cssWidth * page.height / page.width)}px`;
+  img.style.height = `${cssHeight}px`;
+  const frame = $('page-frame');
+  frame.style.transform = degrees ? `rotate(${degrees}deg)` : '';
+  // A transform does not move the layout: margins make room for the turned page, centred as before.
+  frame.style.margin = quarter ? `${(cssWidth - cssHeight) / 2}px auto` : '';
+  frame.classList.toggle('turned', Boolean(degrees));
+  frame.classList.toggle('deleted', Boolean(entry && entry.deleted));
+  frame.dataset.preview = previewTokens(entry);
+  if (!frame.dataset.preview) delete frame.dataset.preview;
   layoutCanvas();
   const pixels = clamp(Math.round(cssWidth * (window.devicePixelRatio || 1) / 50) * 50, 50, 4000);
   const url = pageUrl(state.page, pixels);
@@ -560,6 +581,7 @@ function clearEdits() {
 
 function changed() {
   updateControls();
+  previewStrip();
   render();
 }
 
@@ -606,34 +628,156 @@ function redo() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Page operations. They are queued, not previewed: the strip keeps showing the pages as loaded.
+// Page operations. They are queued, and previewed: the strip shows the pages as the queued page
+// operations leave them (turned, struck out, a blank one added, moved), the page shown turns.
 // The server runs the edits in order and each page number counts in the document as the edits
 // before it left it (pdftrapper-edit(5)). So Save sends the marks first (their page numbers are
-// the pages as shown) and the page operations after them, each renumbered when queued through
-// pageOrder(), the strip's pages as the page operations before it rearrange them.
+// the pages as loaded) and the page operations after them, each renumbered when queued through
+// pageOrder(), the strip's pages as the page operations before it rearrange them. A thumbnail
+// keeps its data-page (the page as loaded: marks, clicks and drags speak of it).
 
 const PAGE_OPS = ['rotate', 'delete', 'move', 'insert-blank'];
 
-/** Position (0-based) → page number as shown (negative: a blank page a queued insert adds). */
-function pageOrder() {
-  let order = state.doc.pages.map((_, i) => i + 1);
+/**
+ * The strip as the queued page operations leave it, in its order: [{page, deleted, degrees,
+ * position}], page as loaded (negative: a blank page a queued insert adds), position the page's
+ * number once saved (0 if deleted). A deleted page keeps its place, struck out, so the pages
+ * around it keep theirs; page numbers in the edits count only the pages not deleted.
+ */
+function previewEntries() {
+  let entries = state.doc.pages.map((_, i) => ({ page: i + 1, deleted: false, degrees: 0 }));
   let blanks = 0;
   for (const { edit } of state.items) {
-    if (edit.op === 'delete') order = order.filter((_, i) => !edit.pages.includes(i + 1));
-    if (edit.op === 'insert-blank') order.splice(edit.after, 0, -++blanks);
+    if (!PAGE_OPS.includes(edit.op)) continue;
+    const live = entries.filter((e) => !e.deleted);
+    if (edit.op === 'rotate') {
+      for (const p of edit.pages) if (live[p - 1]) live[p - 1].degrees = (((live[p - 1].degrees + edit.degrees) % 360) + 360) % 360;
+    }
+    if (edit.op === 'delete') for (const p of edit.pages) if (live[p - 1]) live[p - 1].deleted = true;
+    if (edit.op === 'insert-blank') {
+      const blank = { page: -++blanks, deleted: false, degrees: 0 };
+      entries.splice(edit.after ? entries.indexOf(live[edit.after - 1]) + 1 : 0, 0, blank);
+    }
     if (edit.op === 'move') {
-      const moving = edit.pages.map((p) => order[p - 1]);
-      const before = edit.to === 'end' ? null : order[edit.to - 1];
-      order = order.filter((p) => !moving.includes(p));
-      order.splice(before === null ? order.length : order.indexOf(before), 0, ...moving);
+      const moving = edit.pages.map((p) => live[p - 1]).filter(Boolean);
+      const before = edit.to === 'end' ? null : live[edit.to - 1];
+      entries = entries.filter((e) => !moving.includes(e));
+      entries.splice(before ? entries.indexOf(before) : entries.length, 0, ...moving);
     }
   }
-  return order;
+  let position = 0;
+  for (const e of entries) e.position = e.deleted ? 0 : ++position;
+  return entries;
+}
+
+/** Position (0-based) → page number as loaded (negative: a blank page a queued insert adds). */
+function pageOrder() {
+  return previewEntries().filter((e) => !e.deleted).map((e) => e.page);
 }
 
 /** The position now (1-based) of page `shown` as the strip shows it, or 0 if a queued delete took it. */
 function positionOf(shown, order = pageOrder()) {
   return order.indexOf(shown) + 1;
+}
+
+const hasPageOps = () => !state.revision && state.items.some(({ edit }) => PAGE_OPS.includes(edit.op));
+
+/** The preview entry of page `number` as loaded, or null when nothing is queued for the pages. */
+function previewEntry(number) {
+  if (!state.doc || !hasPageOps()) return null;
+  return previewEntries().find((e) => e.page === number) || null;
+}
+
+function shownPageTurned() {
+  const entry = state.shown && state.shown.pages.length ? previewEntry(state.page) : null;
+  return Boolean(entry && entry.degrees);
+}
+
+/** The pages as loaded in the strip's order (blank ones left out): what paging steps through. */
+function stripOrder() {
+  if (!hasPageOps()) return state.shown.pages.map((_, i) => i + 1);
+  return previewEntries().filter((e) => e.page > 0).map((e) => e.page);
+}
+
+function stepPage(step) {
+  const order = stripOrder();
+  const at = order.indexOf(state.page);
+  showPage(at < 0 ? state.page + step : order[clamp(at + step, 0, order.length - 1)]);
+}
+
+/** data-preview of a thumbnail or the page: "deleted", "blank", "rotate-90", ... or ''. */
+function previewTokens(entry) {
+  if (!entry) return '';
+  return [entry.deleted && 'deleted', entry.page < 0 && 'blank', entry.degrees && `rotate-${entry.degrees}`].filter(Boolean).join(' ');
+}
+
+let previewKey = '[]';   // the page operations the strip shows, as JSON
+
+/** Bring the strip (and the page shown) to the queued page operations. Cheap when they did not change. */
+function previewStrip() {
+  if (!state.doc || !state.shown || state.busy) return;   // while saving, the reload rebuilds it
+  const ops = hasPageOps() ? state.items.map(({ edit }) => edit).filter((edit) => PAGE_OPS.includes(edit.op)) : [];
+  const key = JSON.stringify(ops);
+  if (key === previewKey) return;
+  previewKey = key;
+  const strip = $('strip');
+  const thumbs = new Map();
+  for (const thumb of strip.querySelectorAll('.thumb')) {
+    if (thumb.classList.contains('blank')) thumb.remove();
+    else thumbs.set(Number(thumb.dataset.page), thumb);
+  }
+  const entries = ops.length ? previewEntries() : state.shown.pages.map((_, i) => ({ page: i + 1, deleted: false, degrees: 0, position: i + 1 }));
+  const fragment = document.createDocumentFragment();
+  let previous = state.shown.pages[0];
+  for (const entry of entries) {
+    const thumb = entry.page > 0 ? thumbs.get(entry.page) : makeBlankThumb(entry, previous);
+    if (!thumb) continue;
+    if (entry.page > 0) previous = state.shown.pages[entry.page - 1];
+    decorateThumb(thumb, entry, ops.length > 0);
+    fragment.append(thumb);
+  }
+  fragment.append(strip.querySelector('.strip-end'));
+  strip.append(fragment);   // moves the thumbnails: their images stay loaded
+  if (ops.length) strip.dataset.previewPages = String(entries.filter((e) => !e.deleted).length);
+  else delete strip.dataset.previewPages;
+  if (state.shown.pages.length) showPage(state.page);   // turns, greys or straightens the page shown
+}
+
+/** A queued insert's page: a placeholder the size of the page before it (the server's default). */
+function makeBlankThumb(entry, like) {
+  const img = el('img', { alt: '', draggable: 'false' });
+  img.style.aspectRatio = like ? `${like.width} / ${like.height}` : '612 / 792';
+  return el('div', { class: 'thumb blank', 'data-page': entry.page, draggable: 'true' }, img, el('span', { class: 'number' }));
+}
+
+function decorateThumb(thumb, entry, previewing) {
+  const img = thumb.querySelector('img');
+  const tokens = previewTokens(entry);
+  if (tokens) thumb.dataset.preview = tokens; else delete thumb.dataset.preview;
+  if (previewing && !entry.deleted) thumb.dataset.position = String(entry.position); else delete thumb.dataset.position;
+  thumb.setAttribute('draggable', entry.deleted ? 'false' : 'true');
+  // Turned by CSS; for a quarter turn the margins (percentages of the thumbnail's width, across
+  // and down alike) give the image the room of the page as turned.
+  const ratio = img.style.aspectRatio.split('/').map(Number);
+  const r = ratio[0] / ratio[1];
+  const quarter = entry.degrees % 180 !== 0 && r > 0;
+  img.style.transform = entry.degrees ? `rotate(${entry.degrees}deg)` : '';
+  img.style.width = quarter ? `${r * 100}%` : '';
+  img.style.margin = quarter ? `${(r - 1) * 50}% ${(1 - r) * 50}%` : '';
+  const name = entry.page > 0 ? String(entry.page) : 'blank';
+  const number = thumb.querySelector('.number');
+  number.textContent = previewing && !entry.deleted && entry.position !== entry.page ? `${name} → ${entry.position}` : name;
+  let tag = thumb.querySelector('.tag');
+  if (entry.deleted || entry.page < 0) {
+    if (!tag) { tag = el('span', { class: 'tag' }); thumb.append(tag); }
+    tag.textContent = entry.deleted ? 'deleted' : 'new';
+  } else if (tag) {
+    tag.remove();
+  }
+  const what = entry.page > 0 ? `Page ${entry.page}` : 'A new blank page';
+  thumb.setAttribute('aria-label', !previewing ? what
+    : entry.deleted ? `${what}, deleted when saved`
+      : `${what}${entry.degrees ? `, turned ${entry.degrees}°` : ''}, page ${entry.position} when saved`);
 }
 
 function queuePageOp(kind) {
@@ -659,7 +803,8 @@ function queueMove(from, onto) {
   if (a === b) return;
   let to = a > b ? b : b + 1;
   if (onto === 'end' || to > order.length) to = 'end';
-  const label = onto === 'end' ? `Move page ${from} to the end` : `Move page ${from} to where page ${onto} is`;
+  const name = (p) => (p < 0 ? 'the new blank page' : `page ${p}`);
+  const label = onto === 'end' ? `Move ${name(from)} to the end` : `Move ${name(from)} to where ${name(onto)} is`;
   commit([...state.items, { edit: { op: 'move', pages: [a], to }, label }]);
 }
 
@@ -669,14 +814,16 @@ function initStripEvents() {
   const target = (event) => event.target.closest('.thumb, .strip-end');
   const clearMarks = () => strip.querySelectorAll('.drop-before, .drop-after').forEach((t) => t.classList.remove('drop-before', 'drop-after'));
 
+  let order = [];   // the strip's pages during a drag, to mark the drop before or after
   strip.addEventListener('click', (event) => {
     const thumb = event.target.closest('.thumb');
-    if (thumb) showPage(Number(thumb.dataset.page));
+    if (thumb && !thumb.classList.contains('blank')) showPage(Number(thumb.dataset.page));
   });
   strip.addEventListener('dragstart', (event) => {
     const thumb = event.target.closest('.thumb');
-    if (!thumb || !editable()) { event.preventDefault(); return; }
+    if (!thumb || !editable() || (thumb.dataset.preview || '').includes('deleted')) { event.preventDefault(); return; }
     dragged = Number(thumb.dataset.page);
+    order = pageOrder();
     event.dataTransfer.effectAllowed = 'move';
     event.dataTransfer.setData('text/plain', String(dragged));
     thumb.classList.add('dragging');
@@ -686,8 +833,9 @@ function initStripEvents() {
     if (!over || dragged === null) return;
     event.preventDefault();
     clearMarks();
-    const onto = over.dataset.page === 'end' ? Infinity : Number(over.dataset.page);
-    if (onto !== dragged) over.classList.add(onto < dragged ? 'drop-before' : 'drop-after');
+    const onto = over.dataset.page === 'end' ? Infinity : order.indexOf(Number(over.dataset.page));
+    const from = order.indexOf(dragged);
+    if (onto >= 0 && onto !== from) over.classList.add(onto < from ? 'drop-before' : 'drop-after');
   });
   strip.addEventListener('drop', (event) => {
     const over = target(event);
@@ -712,7 +860,11 @@ async function save() {
   const marks = state.items.filter(({ edit }) => !PAGE_OPS.includes(edit.op));
   const pageOps = state.items.filter(({ edit }) => PAGE_OPS.includes(edit.op));
   const body = { path: state.path, base_end: state.doc.end, edits: [...marks, ...pageOps].map((item) => item.edit) };
-  await write('/api/save', body, () => showMessage('Saved.', { kind: 'info' }));
+  const landing = positionOf(state.page);   // the page shown, where Save puts it (0: deleted)
+  await write('/api/save', body, () => {
+    if (landing) state.page = landing;
+    showMessage('Saved.', { kind: 'info' });
+  });
 }
 
 function serverStep(kind) {
@@ -797,9 +949,9 @@ function onKey(event) {
   if (mod && (key === 'y' || (key === 'z' && event.shiftKey))) { event.preventDefault(); redo(); return; }
   if (mod || event.altKey || !state.shown) return;
   const step = { arrowup: -1, arrowleft: -1, pageup: -1, arrowdown: 1, arrowright: 1, pagedown: 1 }[key];
-  if (step) { event.preventDefault(); showPage(state.page + step); }
-  if (key === 'home') showPage(1);
-  if (key === 'end') showPage(state.shown.pages.length);
+  if (step) { event.preventDefault(); stepPage(step); }
+  if (key === 'home') showPage(stripOrder()[0] || 1);
+  if (key === 'end') showPage(stripOrder().at(-1) || state.shown.pages.length);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -814,7 +966,7 @@ function start() {
     },
     items: () => state.items,
     commit,
-    readOnly: () => !editable(),
+    readOnly: () => !editable() || shownPageTurned(),
     showMarks: () => !state.revision,
     words: (page) => {
       if (!state.words.has(page)) {
@@ -842,8 +994,14 @@ function start() {
 
   $('page-image').addEventListener('load', onPageImageLoad);
   $('page-image').addEventListener('error', onPageImageError);
-  $('page-prev').addEventListener('click', () => showPage(state.page - 1));
-  $('page-next').addEventListener('click', () => showPage(state.page + 1));
+  $('page-prev').addEventListener('click', () => stepPage(-1));
+  $('page-next').addEventListener('click', () => stepPage(1));
+  $('page-frame').addEventListener('pointerdown', () => {
+    const tool = document.querySelector('#tools [data-tool][aria-pressed="true"]');
+    if (tool && tool.dataset.tool && editable() && shownPageTurned()) {
+      showMessage(`Page ${state.page} is rotated in the unsaved changes: mark it up after Save (or undo the rotation).`, { kind: 'notice' });
+    }
+  });
   $('page-fit').addEventListener('click', () => {
     state.fitWidth = !state.fitWidth;
     $('page-fit').setAttribute('aria-pressed', String(state.fitWidth));

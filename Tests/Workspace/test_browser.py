@@ -481,6 +481,77 @@ class BrowserTests(unittest.TestCase):
         self.assertIn("broken.png", self.browser.find_element(By.ID, "status").text)
         self.assertTrue(self.js("return window.notReloaded === true"), "the page was reloaded")
 
+    def test_17_queued_page_operations_show_before_saving(self):
+        import pypdf
+        from selenium.webdriver.common.action_chains import ActionChains
+        from selenium.webdriver.common.keys import Keys
+        path = self.daemon.path("library", "Preview.pdf")
+        writer = pypdf.PdfWriter()
+        for number in range(1, 4):
+            part = self.daemon.path(f"preview{number}.pdf")
+            text_pdf(part, [f"Page number {number}"])
+            writer.append(part)
+        with open(path, "wb") as f:
+            writer.write(f)
+        self.open("Preview.pdf")
+        strip = """return [...document.querySelectorAll('#strip .thumb')].map(t => [t.dataset.page, t.dataset.preview || '',
+                                                                               t.querySelector('img').style.transform])"""
+        self.click("page-rotate")
+        self.assertEqual(self.js(strip), [["1", "rotate-90", "rotate(90deg)"], ["2", "", ""], ["3", "", ""]])
+        self.assertEqual(self.js("return document.getElementById('page-frame').style.transform"), "rotate(90deg)",
+                         "the page shown turns with its thumbnail")
+        # A turned thumbnail takes the room of the page as turned: wider than high.
+        width, height = self.js("const r = document.querySelector('.thumb[data-page=\"1\"] img').getBoundingClientRect();"
+                                "return [r.width, r.height];")
+        self.assertGreater(width, height)
+        # Drag page 3's thumbnail onto page 1's: the strip shows page 3 first, before Save.
+        source = self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="3"]')
+        target = self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="1"]')
+        self.js("""
+            const [source, target] = arguments;
+            const data = new DataTransfer();
+            for (const [element, type] of [[source, 'dragstart'], [target, 'dragenter'], [target, 'dragover'], [target, 'drop'], [source, 'dragend']]) {
+                element.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
+            }""", source, target)
+        queued = [["3", "", ""], ["1", "rotate-90", "rotate(90deg)"], ["2", "", ""]]
+        self.assertEqual(self.js(strip), queued)
+        self.assertEqual(self.js("return [...document.querySelectorAll('#strip .thumb')].map(t => t.dataset.position)"), ["1", "2", "3"])
+        # Local undo and redo move the preview too.
+        ActionChains(self.browser).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+        self.assertEqual(self.js(strip), [["1", "rotate-90", "rotate(90deg)"], ["2", "", ""], ["3", "", ""]])
+        self.click("redo")
+        self.assertEqual(self.js(strip), queued)
+        self.save("Preview.pdf")
+        texts = [page.extract_text().strip() for page in pypdf.PdfReader(path).pages]
+        self.assertEqual([t[-1] for t in texts], ["3", "1", "2"], texts)
+        self.assertEqual([page.rotation for page in pypdf.PdfReader(path).pages], [0, 90, 0])
+        # After Save the strip is the server's document again, nothing previewed.
+        self.assertEqual(self.js(strip), [["1", "", ""], ["2", "", ""], ["3", "", ""]])
+        self.assertEqual(self.js("return document.getElementById('page-frame').style.transform"), "")
+        self.assertEqual(len(self.daemon.history("Preview.pdf")), 2)
+        assert_readers_agree(path, 3)
+
+    def test_18_a_highlight_across_a_line_break_follows_the_text(self):
+        import pypdf
+        path = self.document("Across.pdf")
+        self.open("Across.pdf")
+        _, words = self.client.json("GET", "/api/words?path=Across.pdf&page=1")
+        boxes = {w["text"]: w["box"] for w in words["words"]}
+        jumps, over = boxes["jumps"], boxes["over"]
+        self.click("tool-highlight")
+        # From the last word of the first line to the first of the second, as one selects a phrase.
+        self.drag("Across.pdf", [(jumps[0] + 2, (jumps[1] + jumps[3]) / 2), (over[2] - 2, (over[1] + over[3]) / 2)])
+        self.save("Across.pdf")
+        annotation = next(a.get_object() for a in pypdf.PdfReader(path).pages[0]["/Annots"]
+                          if a.get_object()["/Subtype"] == "/Highlight")
+        quads = [float(v) for v in annotation["/QuadPoints"]]
+        spans = sorted((min(quads[i:i + 8:2]), max(quads[i:i + 8:2])) for i in range(0, len(quads), 8))
+        # One quad for "over" (line 2, starting at the margin), one for "jumps" alone, not the whole first line.
+        self.assertEqual(len(spans), 2, quads)
+        self.assertAlmostEqual(spans[0][0], over[0], delta=2); self.assertAlmostEqual(spans[0][1], over[2], delta=2)
+        self.assertAlmostEqual(spans[1][0], jumps[0], delta=2); self.assertAlmostEqual(spans[1][1], jumps[2], delta=2)
+        assert_readers_agree(path, 1)
+
     def test_99_screenshots(self):
         """The README's pictures (only with PDFTRAPPER_SCREENSHOTS): the library, a marked-up document, the status."""
         folder = os.environ.get("PDFTRAPPER_SCREENSHOTS")
