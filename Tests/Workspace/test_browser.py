@@ -60,6 +60,19 @@ class BrowserTests(unittest.TestCase):
         text_pdf(path, list(lines), **shape)
         return path
 
+    def numbered_pages(self, name, count):
+        """A document of `count` pages saying "Page number N", joined by pypdf."""
+        import pypdf
+        path = self.daemon.path("library", name)
+        writer = pypdf.PdfWriter()
+        for number in range(1, count + 1):
+            part = self.daemon.path(f"{name}.part{number}.pdf")
+            text_pdf(part, [f"Page number {number}"])
+            writer.append(part)
+        with open(path, "wb") as f:
+            writer.write(f)
+        return path
+
     def open(self, name):
         self.browser.get(self.daemon.base + "/#/doc/" + name)
         self.wait_ready()
@@ -272,17 +285,7 @@ class BrowserTests(unittest.TestCase):
 
     def test_08_rotate_and_move_a_page(self):
         import pypdf
-        path = self.daemon.path("library", "Pages.pdf")
-        parts = []
-        for number in range(1, 4):
-            part = self.daemon.path(f"part{number}.pdf")
-            text_pdf(part, [f"Page number {number}"])
-            parts.append(part)
-        writer = pypdf.PdfWriter()
-        for part in parts:
-            writer.append(part)
-        with open(path, "wb") as f:
-            writer.write(f)
+        path = self.numbered_pages("Pages.pdf", 3)
         self.open("Pages.pdf")
         self.click("page-rotate")
         self.save("Pages.pdf")
@@ -424,14 +427,7 @@ class BrowserTests(unittest.TestCase):
 
     def test_14_delete_and_insert_pages(self):
         import pypdf
-        path = self.daemon.path("library", "Ops.pdf")
-        writer = pypdf.PdfWriter()
-        for number in range(1, 3):
-            part = self.daemon.path(f"ops{number}.pdf")
-            text_pdf(part, [f"Page number {number}"])
-            writer.append(part)
-        with open(path, "wb") as f:
-            writer.write(f)
+        path = self.numbered_pages("Ops.pdf", 2)
         self.open("Ops.pdf")
         self.click("page-insert")
         self.save("Ops.pdf")
@@ -485,14 +481,7 @@ class BrowserTests(unittest.TestCase):
         import pypdf
         from selenium.webdriver.common.action_chains import ActionChains
         from selenium.webdriver.common.keys import Keys
-        path = self.daemon.path("library", "Preview.pdf")
-        writer = pypdf.PdfWriter()
-        for number in range(1, 4):
-            part = self.daemon.path(f"preview{number}.pdf")
-            text_pdf(part, [f"Page number {number}"])
-            writer.append(part)
-        with open(path, "wb") as f:
-            writer.write(f)
+        path = self.numbered_pages("Preview.pdf", 3)
         self.open("Preview.pdf")
         strip = """return [...document.querySelectorAll('#strip .thumb')].map(t => [t.dataset.page, t.dataset.preview || '',
                                                                                t.querySelector('img').style.transform])"""
