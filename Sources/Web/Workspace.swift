@@ -56,9 +56,9 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         self.config = config
         access = try WebAccess(config: config)
         library = LibraryFiles(root: config.library.root)
-        save = WorkspaceSave(config: config, edits: edits)
-        staticFiles = Self.findStaticFiles()
         store = try InboxDaemon.openStore(config)
+        save = WorkspaceSave(config: config, edits: edits, store: store)
+        staticFiles = Self.findStaticFiles()
         pages = PageImages(scratch: config.daemon.stateDir + "/web-revisions")
     }
 

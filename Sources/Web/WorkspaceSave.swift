@@ -11,6 +11,8 @@ import TrapperCore
 struct WorkspaceSave {
     let config: Config
     let edits: EditWorkers
+    /// The workspace's store: where the script is written (the configured folders only).
+    let store: TargetStore
 
     struct Refusal: Error {
         var status: Int
@@ -107,10 +109,6 @@ struct WorkspaceSave {
     /// edits folder's watch never takes) and applies it through the edit workers; returns what
     /// the worker reported.
     func apply(_ script: [String: Any], label: String) throws(Refusal) -> EditApply.Applied {
-        let store: TargetStore
-        do { store = try InboxDaemon.openStore(config) } catch {
-            throw Refusal(status: 503, message: "the library cannot be opened: \(error)")
-        }
         let job = EditJob(config: config, store: store)
         let stamp = Self.stamp.string(from: Date())
         var random = SystemRandomNumberGenerator()
