@@ -129,6 +129,17 @@ class BrowserTests(unittest.TestCase):
             for (let i = 0; i < data.length; i += 4) if (Math.min(data[i], data[i + 1], data[i + 2]) < 200) marked++;
             return marked;""")
 
+    def drag_thumbnail(self, page, onto):
+        """HTML5 drag and drop of one strip thumbnail onto another, event by event as a browser fires them."""
+        source = self.browser.find_element(By.CSS_SELECTOR, f'.thumb[data-page="{page}"]')
+        target = self.browser.find_element(By.CSS_SELECTOR, f'.thumb[data-page="{onto}"]')
+        self.js("""
+            const [source, target] = arguments;
+            const data = new DataTransfer();
+            for (const [element, type] of [[source, 'dragstart'], [target, 'dragenter'], [target, 'dragover'], [target, 'drop'], [source, 'dragend']]) {
+                element.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
+            }""", source, target)
+
     def click(self, element_id):
         self.browser.find_element(By.ID, element_id).click()
 
@@ -291,14 +302,7 @@ class BrowserTests(unittest.TestCase):
         self.save("Pages.pdf")
         self.assertEqual(pypdf.PdfReader(path).pages[0].rotation, 90)
         # Drag page 3's thumbnail onto page 1's: page 3 comes first.
-        source = self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="3"]')
-        target = self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="1"]')
-        self.js("""
-            const [source, target] = arguments;
-            const data = new DataTransfer();
-            for (const [element, type] of [[source, 'dragstart'], [target, 'dragenter'], [target, 'dragover'], [target, 'drop'], [source, 'dragend']]) {
-                element.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
-            }""", source, target)
+        self.drag_thumbnail(3, onto=1)
         self.save("Pages.pdf")
         texts = [page.extract_text().strip() for page in pypdf.PdfReader(path).pages]
         self.assertEqual([t[-1] for t in texts], ["3", "1", "2"], texts)
@@ -494,14 +498,7 @@ class BrowserTests(unittest.TestCase):
                                 "return [r.width, r.height];")
         self.assertGreater(width, height)
         # Drag page 3's thumbnail onto page 1's: the strip shows page 3 first, before Save.
-        source = self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="3"]')
-        target = self.browser.find_element(By.CSS_SELECTOR, '.thumb[data-page="1"]')
-        self.js("""
-            const [source, target] = arguments;
-            const data = new DataTransfer();
-            for (const [element, type] of [[source, 'dragstart'], [target, 'dragenter'], [target, 'dragover'], [target, 'drop'], [source, 'dragend']]) {
-                element.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
-            }""", source, target)
+        self.drag_thumbnail(3, onto=1)
         queued = [["3", "", ""], ["1", "rotate-90", "rotate(90deg)"], ["2", "", ""]]
         self.assertEqual(self.js(strip), queued)
         self.assertEqual(self.js("return [...document.querySelectorAll('#strip .thumb')].map(t => t.dataset.position)"), ["1", "2", "3"])
