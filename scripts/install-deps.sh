@@ -5,7 +5,8 @@ set -euo pipefail
 
 # Headers and libraries behind the systemLibrary shims.
 build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev libqpdf-dev
-  libleptonica-dev libtesseract-dev libzbar-dev libsystemd-dev zlib1g-dev libssl-dev libmicrohttpd-dev)
+  libleptonica-dev libtesseract-dev libzbar-dev libsystemd-dev zlib1g-dev libssl-dev libmicrohttpd-dev
+  libheif-dev libwebp-dev)
 # The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools,
 # and zint, which prints the barcodes of the separator tests.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
@@ -16,6 +17,10 @@ tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 te
 tool_packages+=(scdoc zsh bash-completion man-db bsdextrautils dpkg-dev debhelper fakeroot lintian)
 # The workspace's tests: Debian's Chromium and its WebDriver (driven through selenium from PyPI).
 tool_packages+=(chromium chromium-driver)
+# The phone photos' own encoders and decoders, which make and judge the HEIC, AVIF and WebP test
+# photos: libheif's (heif-enc, heif-convert; heif-make is built on libheif-dev), libavif's avifenc
+# (10-bit AVIF), libwebp's cwebp, webpmux and dwebp.
+tool_packages+=(libheif-examples libavif-bin webp)
 # From PyPI: independent readers run against every PDF the project writes (pypdf, pypdfium2), the
 # test images' maker (Pillow), a signer and validator for signed targets (pyHanko), and the
 # WebDriver client the workspace's browser tests drive Chromium with (selenium).

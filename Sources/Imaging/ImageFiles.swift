@@ -5,18 +5,25 @@ import TrapperCore
 public enum ImageFiles {
     /// Reads `path` (refusing it from its size before reading when over `limits.maxBytes`) and
     /// returns the document for its format. Headers are checked here, so a bad file fails at once.
-    public static func open(path: String, limits: ImageLimits = ImageLimits(), flate: any FlateCoding) throws
-        -> any ImageDocument
+    /// A photo a PDF cannot hold as it is (HEIC, AVIF, WebP) is decoded when its page is made and
+    /// stored as `photo` says.
+    public static func open(path: String, limits: ImageLimits = ImageLimits(), photo: PhotoEncoding = PhotoEncoding(),
+                            flate: any FlateCoding) throws -> any ImageDocument
     {
-        try open(bytes: read(path, limits: limits), limits: limits, flate: flate)
+        try open(bytes: read(path, limits: limits), limits: limits, photo: photo, flate: flate)
     }
 
-    public static func open(bytes: [UInt8], limits: ImageLimits = ImageLimits(), flate: any FlateCoding) throws
-        -> any ImageDocument
+    public static func open(bytes: [UInt8], limits: ImageLimits = ImageLimits(), photo: PhotoEncoding = PhotoEncoding(),
+                            flate: any FlateCoding) throws -> any ImageDocument
     {
         guard !bytes.isEmpty else { throw ImageInputError.empty }
         try limits.check(byteCount: bytes.count)
-        switch FileKind.sniff(bytes).imageFormat {
+        let kind = FileKind.sniff(bytes)
+        // A photo's header reads before its data has all come: the box or chunk sizes tell.
+        if kind.imageFormat?.isDecodedPhoto == true, case .incomplete(let missing) = Completeness.check(PDFMemorySource(bytes), kind: kind) {
+            throw ImageInputError.truncated(kind.imageFormat!, missing)
+        }
+        switch kind.imageFormat {
         case .jpeg?:
             _ = try JPEGFile(bytes, limits: limits)
             return SingleImageDocument(format: .jpeg) { try JPEGFile.page(bytes, limits: limits) }
@@ -28,9 +35,24 @@ public enum ImageFiles {
         case .pnm?:
             let pnm = try PNMFile(bytes, limits: limits)
             return SingleImageDocument(format: .pnm) { try pnmPage(pnm, limits: limits, flate: flate) }
+        case .heic?, .avif?:
+            let format = kind.imageFormat!
+            let heif = try HEIFPhoto(bytes, format: format, limits: limits)
+            return SingleImageDocument(format: format) { try photoPage(heif.decode(), photo: photo, limits: limits, flate: flate) }
+        case .webp?:
+            let webp = try WebPPhoto(bytes, limits: limits)
+            return SingleImageDocument(format: .webp) { try photoPage(webp.decode(), photo: photo, limits: limits, flate: flate) }
         case nil:
             throw ImageInputError.notAnImage
         }
+    }
+
+    /// A decoded photo's page: JPEG encoded by leptonica (libjpeg), unless it is kept lossless.
+    static func photoPage(_ decoded: DecodedPhoto, photo: PhotoEncoding, limits: ImageLimits, flate: any FlateCoding) throws
+        -> ImagePage
+    {
+        let jpeg = decoded.storedAsJPEG(photo) ? try ScanEncoding.jpeg(decoded.color, dpi: Int(decoded.resolution?.x ?? limits.defaultDPI), quality: photo.jpegQuality) : nil
+        return try decoded.page(jpeg: jpeg, encoding: photo, limits: limits, flate: flate)
     }
 
     /// Bitmaps become CCITT G4 (a tenth of Flate's size for text pages); the rest Flate.

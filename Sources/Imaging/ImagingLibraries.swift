@@ -19,6 +19,23 @@ public enum ImagingLibraries {
         }
     }
 
+    public static var heifVersion: String {
+        switch Heif.library {
+        case .success(let heif): heif.heif_get_version().map { String(cString: $0) } ?? "unknown"
+        case .failure(let failure): "unavailable: \(failure)"
+        }
+    }
+
+    /// libwebp packs its version as 0xMMmmrr.
+    public static var webpVersion: String {
+        switch WebP.decoder {
+        case .success(let webp):
+            let packed = Int(webp.WebPGetDecoderVersion())
+            return "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)"
+        case .failure(let failure): return "unavailable: \(failure)"
+        }
+    }
+
     public static var tesseractVersion: String {
         switch Tesseract.library {
         case .success(let tess): tess.TessVersion().map { String(cString: $0) } ?? "unknown"

@@ -22,13 +22,13 @@ public enum PageProcessor {
     /// made for the PDF (its resolution and EXIF orientation count).
     public static func process(_ page: ImagePage, bytes: [UInt8], index: Int, steps: PageSteps,
                                flate: any FlateCoding) throws -> Result {
-        var result = Result(page: page, rotate: 0, blank: false, notes: [])
+        var result = Result(page: page, rotate: 0, blank: false, notes: page.notes)
         guard !steps.isEmpty else { return result }
         let lept = try Leptonica.functions()
         // Leptonica's own notes ("not enough confidence to get orientation") are not the daemon's log.
         _ = lept.setMsgSeverity(Int32(L_SEVERITY_ERROR))
         let format = FileKind.sniff(bytes).imageFormat
-        guard var pix = try decode(bytes, index: index, format: format) else {
+        guard var pix = try decode(bytes, index: index, format: format, page: page) else {
             throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not decode the page for its page steps")
         }
         pix = try oriented(pix, page.orientation)
@@ -85,11 +85,17 @@ public enum PageProcessor {
             result.page = try encode(bilevel: pix, dpi: dpi, flate: flate)
             result.notes.append("stored as bilevel CCITT G4")
         } else if changed {
-            // A JPEG stays a JPEG (one more lossy encoding, said in the log); anything lossless stays lossless.
-            let jpeg = format == .jpeg && (pix.depth == 8 || pix.depth == 32) && lept.pixGetColormap(pix.pix) == nil
-            result.page = try encode(pix, dpi: dpi, jpegQuality: jpeg ? steps.jpegQuality : nil, flate: flate)
+            // A JPEG stays a JPEG (one more lossy encoding, said in the log), and so does a photo
+            // stored as one; anything lossless stays lossless.
+            let storedAsJPEG = format == .jpeg || (format?.isDecodedPhoto == true && page.image.dictionary[.filter] == .name("DCTDecode"))
+            let jpeg = storedAsJPEG && steps.compress != .lossless && (pix.depth == 8 || pix.depth == 32)
+                && lept.pixGetColormap(pix.pix) == nil
+            let quality = format == .jpeg ? steps.reencodingQuality : steps.photoEncoding.jpegQuality
+            result.page = try encode(pix, dpi: dpi, jpegQuality: jpeg ? quality : nil, flate: flate)
+            // The colours are still in the photo's profile (a deskew moves pixels, it does not convert them).
+            if pix.depth == 32 { result.page.colorProfile = page.colorProfile }
             result.notes.append(pix.depth == 1 ? "encoded again as CCITT G4"
-                                : jpeg ? "encoded again as JPEG (quality \(steps.jpegQuality))" : "encoded again losslessly (PNG)")
+                                : jpeg ? "encoded again as JPEG (quality \(quality))" : "encoded again losslessly (PNG)")
         }
         return result
     }
@@ -134,9 +140,19 @@ public enum PageProcessor {
 
     // MARK: Pixels
 
-    static func decode(_ bytes: [UInt8], index: Int, format: ImageFormat?) throws -> LeptonicaPix? {
+    /// The page's pixels as stored (before its orientation). A photo a PDF cannot hold was decoded
+    /// once already to make `page`: its JPEG is read back rather than the HEVC or AV1 decoded again.
+    static func decode(_ bytes: [UInt8], index: Int, format: ImageFormat?, page: ImagePage) throws -> LeptonicaPix? {
         if format == .tiff { return try LeptonicaPix.tiffPage(bytes, index: index) }
         let lept = try Leptonica.functions()
+        if format?.isDecodedPhoto == true {
+            if page.image.dictionary[.filter] == .name("DCTDecode") {
+                return page.image.data.withUnsafeBufferPointer { LeptonicaPix(lept, lept.pixReadMem($0.baseAddress, $0.count)) }
+            }
+            let decoded = try format == .webp ? WebPPhoto(bytes, limits: ImageLimits(maxPixels: .max)).decode()
+                : HEIFPhoto(bytes, format: format!, limits: ImageLimits(maxPixels: .max)).decode()
+            return LeptonicaPix(lept, raster: decoded.color)
+        }
         return bytes.withUnsafeBufferPointer { LeptonicaPix(lept, lept.pixReadMem($0.baseAddress, $0.count)) }
     }
 

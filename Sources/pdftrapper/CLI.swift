@@ -87,7 +87,8 @@ enum CLI {
         """
         pdftrapper \(version)
         qpdf \(PDFLibraries.qpdfVersion), poppler \(PDFLibraries.popplerVersion), zlib \(PDFLibraries.zlibVersion), \
-        leptonica \(ImagingLibraries.leptonicaVersion), tesseract \(ImagingLibraries.tesseractVersion)
+        leptonica \(ImagingLibraries.leptonicaVersion), tesseract \(ImagingLibraries.tesseractVersion), \
+        libheif \(ImagingLibraries.heifVersion), libwebp \(ImagingLibraries.webpVersion)
         """
     }
 }

@@ -111,7 +111,7 @@ enum ExplainCommand: Command {
                          batches: [String: OpenBatch] = [:]) -> String {
         var lines = [input, "  as:       \(routeInput.relativePath) (\(routeInput.kind.rawValue), \(routeInput.bytes) bytes)"]
         if routeInput.kind == .unknown {
-            lines.append("  note:     not a JPEG, PNG, TIFF, PNM or PDF by its content; it would be quarantined")
+            lines.append("  note:     not a \(FileKind.readable) by its content; it would be quarantined")
         }
         guard let plan else {
             lines.append("  rule:     none matches; the file would stay in the inbox")

@@ -146,7 +146,7 @@ import TrapperCore
         let quarantined = setup.config.inbox.quarantine + "/receipts/notes.jpg"
         #expect(setup.exists(quarantined))
         let why = try String(contentsOfFile: quarantined + ".why.txt", encoding: .utf8)
-        #expect(why.hasPrefix("reason: notes.jpg: not a JPEG, PNG, TIFF, PNM or PDF by its content"))
+        #expect(why.hasPrefix("reason: notes.jpg: not a JPEG, PNG, TIFF, PNM, HEIC, AVIF, WebP or PDF by its content"))
         #expect(why.contains("rule: receipts"))
         #expect(!setup.exists(setup.config.library.root + "/Receipts.pdf"), "no target is made for a bad input")
     }

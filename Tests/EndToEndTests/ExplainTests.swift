@@ -60,7 +60,7 @@ import Testing
           original: deleted once the pages are safe in the target
         inbox/notes.txt
           as:       notes.txt (unknown, 5 bytes)
-          note:     not a JPEG, PNG, TIFF, PNM or PDF by its content; it would be quarantined
+          note:     not a JPEG, PNG, TIFF, PNM, HEIC, AVIF, WebP or PDF by its content; it would be quarantined
           rule:     none matches; the file would stay in the inbox
 
         """)

@@ -223,3 +223,60 @@ extension PageStepsTests {
         #expect(abs(try TextPages.ruleSlant(out(scratch))) < 0.2)
     }
 }
+
+/// The same page steps on phone photos (HEIC, AVIF, WebP), which are decoded before the steps and
+/// stored as JPEG at quality 90 (or as the rule says).
+@Suite struct PhotoPageStepsTests {
+    let steps = PageStepsTests()
+
+    /// A text page drawn by TextPages (at 200 dpi), then encoded by the format's own encoder, its
+    /// EXIF saying 200 dpi (the steps look at text at its size on paper).
+    func photo(_ scratch: Scratch, _ name: String, skew: Double = 0, quarterTurn: Int = 0) throws {
+        try TextPages.make(scratch.path + "/source.png", skew: skew, quarterTurn: quarterTurn)
+        try PhotoMaker.encode(scratch.path + "/source.png", to: scratch.path + "/" + name, quality: 92, dpi: 200)
+    }
+
+    @Test(arguments: ["skewed.heic", "skewed.avif", "skewed.webp"])
+    func aSkewedPhotoComesOutStraightAsAJPEG(_ name: String) throws {
+        let scratch = try steps.world("deskew = true")
+        try photo(scratch, name, skew: 2.5)
+        let run = try steps.ingest(scratch, [name])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("deskewed by") && run.stdout.contains("encoded again as JPEG (quality 90)"), "\(run.stdout)")
+        #expect(abs(try TextPages.ruleSlant(steps.out(scratch))) < 0.2)
+        #expect(try steps.encodings(steps.out(scratch)) == ["jpeg"])
+        try PDFReaders.requireAllAgree(steps.out(scratch), pages: 1)
+        let format = ["heic": "HEIC", "avif": "AVIF", "webp": "WebP"][(name as NSString).pathExtension]!
+        let history = try Binary.run(["history", "library/Out.pdf"], in: scratch.url).stdout
+        #expect(history.contains("\(format) stored as JPEG (quality 90)") && history.contains("deskewed by"), "\(history)")
+    }
+
+    @Test func aSidewaysPhotoGetsItsRotateAndBilevelMakesItG4() throws {
+        let scratch = try steps.world("orient = true\ncompress = \"bilevel\"")
+        try photo(scratch, "t90.heic", quarterTurn: 90)
+        try photo(scratch, "t270.webp", quarterTurn: 270)
+        let run = try steps.ingest(scratch, ["t90.heic", "t270.webp"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rotations = try steps.rotations(steps.out(scratch))
+        #expect(rotations == [90, 270], "\(run.stdout)")
+        #expect(try steps.encodings(steps.out(scratch)) == ["ccitt", "ccitt"])
+        for page in 1...2 { #expect(abs(try TextPages.ruleSlant(steps.out(scratch), page: page)) < 0.3, "page \(page)") }
+        try PDFReaders.requireAllAgree(steps.out(scratch), pages: 2)
+    }
+
+    @Test func jpegQualityAndLosslessAreTheRulesToSay() throws {
+        let scratch = try steps.world("jpeg_quality = 60")
+        try photo(scratch, "page.heic")
+        let run = try steps.ingest(scratch, ["page.heic"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lossless = try steps.world("compress = \"lossless\"")
+        try photo(lossless, "page.heic")
+        #expect(try steps.ingest(lossless, ["page.heic"]).status == 0)
+        #expect(try steps.encodings(steps.out(scratch)) == ["jpeg"])
+        #expect(try steps.encodings(steps.out(lossless)) == ["image"], "Flate: pdfimages says image")
+        let histories = try [scratch, lossless].map { try Binary.run(["history", "library/Out.pdf"], in: $0.url).stdout }
+        #expect(histories[0].contains("HEIC stored as JPEG (quality 60)"), "\(histories[0])")
+        #expect(histories[1].contains("HEIC stored losslessly (Flate)"), "\(histories[1])")
+        try PDFReaders.requireAllAgree(steps.out(lossless), pages: 1)
+    }
+}

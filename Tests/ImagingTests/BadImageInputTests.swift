@@ -47,7 +47,7 @@ import TrapperCore
             ("cut.png", "truncated PNG: cut off inside the IDAT chunk"),
             ("bad-crc.png", "corrupt PNG: bad CRC in the IDAT chunk"),
             ("png-named.jpg", nil),  // a PNG by content: read as one
-            ("text.png", "not an image PDFTrapper reads (JPEG, PNG, TIFF or PNM), whatever its name says"),
+            ("text.png", "not an image PDFTrapper reads (JPEG, PNG, TIFF, PNM, HEIC, AVIF or WebP), whatever its name says"),
             ("missing.png", "cannot read file: No such file or directory"),
         ]
         for (name, text) in expectations {

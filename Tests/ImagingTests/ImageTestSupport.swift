@@ -124,6 +124,23 @@ struct ImageScratch {
             if a.size != b.size:
                 return f"size {a.size} != {b.size}"
             return max(hi for lo, hi in ImageChops.difference(a, b).getextrema())
+        def meandiff(a, b):
+            """The mean difference of all channels, 0 to 255: for lossy codecs, where single pixels stray."""
+            a = a.convert("RGB"); b = b.convert("RGB")
+            if a.size != b.size:
+                return 999
+            data = ImageChops.difference(a, b).getdata()
+            return sum(sum(p) for p in data) / (3 * len(data))
+        def pam(img, path):
+            """PAM for heif-make: 8-bit RGB or RGB_ALPHA."""
+            kind = "RGB_ALPHA" if img.mode == "RGBA" else "RGB"
+            header = f"P7\nWIDTH {img.width}\nHEIGHT {img.height}\nDEPTH {len(img.mode)}\nMAXVAL 255\nTUPLTYPE {kind}\nENDHDR\n"
+            open(path, "wb").write(header.encode() + img.tobytes())
+        def exif(orientation=None, dpi=None):
+            ex = Image.Exif()
+            if orientation: ex[0x0112] = orientation
+            if dpi: ex[0x011A] = dpi; ex[0x011B] = dpi; ex[0x0128] = 2
+            return ex.tobytes()
         def pattern(w, h):
             """Quadrants of distinct colors over gradients: any flip or turn changes it."""
             img = Image.new("RGB", (w, h))

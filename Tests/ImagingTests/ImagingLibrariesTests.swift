@@ -8,6 +8,11 @@ import Testing
         #expect(version.split(separator: ".").count >= 2)
     }
 
+    @Test func libheifAndLibwebpReportTheirVersions() {
+        #expect(ImagingLibraries.heifVersion.first?.isNumber == true, "got \(ImagingLibraries.heifVersion)")
+        #expect(ImagingLibraries.webpVersion.split(separator: ".").count == 3, "got \(ImagingLibraries.webpVersion)")
+    }
+
     @Test func tesseractReportsItsVersion() {
         let version = ImagingLibraries.tesseractVersion
         #expect(version.first?.isNumber == true, "got \(version)")

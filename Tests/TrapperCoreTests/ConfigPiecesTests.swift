@@ -211,7 +211,7 @@ import Testing
         #expect(error.diagnostics.map(\.description) == [
             "/c.toml:8:10: rule[1].deskew must be true, false or a threshold in degrees (0.3), not the string \"yes\"",
             "/c.toml:9:9: rule[1].blank must be one of \"keep\", \"drop\", not \"remove\"",
-            "/c.toml:10:12: rule[1].compress must be one of \"keep\", \"bilevel\", \"auto\", not \"g4\"",
+            "/c.toml:10:12: rule[1].compress must be one of \"keep\", \"bilevel\", \"auto\", \"lossless\", not \"g4\"",
         ])
     }
 }

@@ -180,6 +180,26 @@ import Testing
     func sniffsByContent(head: [UInt8], kind: FileKind) {
         #expect(FileKind.sniff(head) == kind)
     }
+
+    /// An `ftyp` box of `size` bytes: major brand, minor version, compatible brands.
+    static func ftyp(_ major: String, _ compatible: [String], size: Int? = nil) -> [UInt8] {
+        let body = Array(major.utf8) + [0, 0, 0, 0] + compatible.flatMap { Array($0.utf8) }
+        let length = size ?? 8 + body.count
+        return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+            + Array("ftyp".utf8) + body + Array("....meta".utf8)
+    }
+
+    @Test(arguments: [
+        (ftyp("heic", ["mif1", "heic"]), FileKind.heic), (ftyp("heix", ["mif1"]), .heic), (ftyp("mif1", ["heic"]), .heic),
+        (ftyp("avif", ["mif1", "miaf"]), .avif), (ftyp("mif1", ["avif", "miaf"]), .avif), (ftyp("avis", []), .avif),
+        // A bare image file brand is HEIF (libheif says what is inside); an MP4 is not a photo.
+        (ftyp("mif1", []), .heic), (ftyp("isom", ["iso2", "mp41"]), .unknown), (ftyp("mp42", ["mif1x"]), .unknown),
+        (Array("RIFF\u{10}\0\0\0WEBPVP8 ".utf8), .webp), (Array("RIFF\u{10}\0\0\0WAVEfmt ".utf8), .unknown),
+    ] as [([UInt8], FileKind)])
+    func sniffsPhoneFormatsByTheirBrands(head: [UInt8], kind: FileKind) {
+        #expect(FileKind.sniff(head) == kind)
+        #expect(FileKind.sniff(head).isImage == (kind != .unknown))
+    }
 }
 
 @Suite struct FileNameTests {

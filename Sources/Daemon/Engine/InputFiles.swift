@@ -54,7 +54,9 @@ public struct InputFiles: Sendable {
             case .unknown:
                 throw EngineError.badInput(name: name, reason: Self.describeUnknown(head, name: name))
             default:
-                if steps.isEmpty { return try ImageInput(path: path, name: name, limits: limits, flate: flate) }
+                if steps.isEmpty {
+                    return try ImageInput(path: path, name: name, limits: limits, photo: steps.photoEncoding, flate: flate)
+                }
                 return try ProcessedImageInput(path: path, name: name, steps: steps, blankIsEmpty: blankIsEmpty, limits: limits,
                                                flate: flate)
             }
@@ -75,39 +77,48 @@ public struct InputFiles: Sendable {
     static func describeUnknown(_ head: [UInt8], name: String) -> String {
         if head.isEmpty { return "empty file (0 bytes)" }
         let text = String(decoding: head.prefix(16), as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
-        return "not a JPEG, PNG, TIFF, PNM or PDF by its content (starts with \"\(text.prefix(12))\")"
+        return "not a \(FileKind.readable) by its content (starts with \"\(text.prefix(12))\")"
     }
 }
 
 /// An image file: checked at open; its bytes are read again when its pages are written, so a batch
-/// of inputs never sits in memory together.
+/// of inputs never sits in memory together. A photo a PDF cannot hold (HEIC, AVIF, WebP) is
+/// decoded then, once.
 final class ImageInput: InputDocument {
     let path: String
     let name: String
     let sha256: [UInt8]
     let pageCount: Int
     private let limits: ImageLimits
+    private let photo: PhotoEncoding
     private let flate: any FlateCoding
     /// The document being written, held only while its pages are.
     private var current: (any ImageDocument)?
+    /// What making the pages written so far did to the file's pixels ("HEIC stored as JPEG (quality 90)").
+    private var notes: [String] = []
 
-    init(path: String, name: String, limits: ImageLimits, flate: any FlateCoding) throws {
+    init(path: String, name: String, limits: ImageLimits, photo: PhotoEncoding, flate: any FlateCoding) throws {
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-        let document = try ImageFiles.open(bytes: bytes, limits: limits, flate: flate)
+        let document = try ImageFiles.open(bytes: bytes, limits: limits, photo: photo, flate: flate)
         self.path = path
         self.name = name
         self.sha256 = FileDigest.sha256(bytes)
         self.pageCount = document.pageCount
         self.limits = limits
+        self.photo = photo
         self.flate = flate
     }
+
+    var stepsNote: String? { notes.isEmpty ? nil : notes.joined(separator: "; ") }
 
     func writePage<Sink: PDFObjectSink>(_ index: Int, as reference: PDFReference, into sink: inout Sink) throws
         -> PDFDictionary
     {
-        let document = try current ?? ImageFiles.open(path: path, limits: limits, flate: flate)
+        let document = try current ?? ImageFiles.open(path: path, limits: limits, photo: photo, flate: flate)
         current = index + 1 < pageCount ? document : nil
-        return try document.page(index).addObjects(to: &sink)
+        let page = try document.page(index)
+        notes += page.notes
+        return try page.addObjects(to: &sink)
     }
 }
 
@@ -124,7 +135,7 @@ final class ProcessedImageInput: InputDocument {
 
     init(path: String, name: String, steps: PageSteps, blankIsEmpty: Bool, limits: ImageLimits, flate: any FlateCoding) throws {
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-        let document = try ImageFiles.open(bytes: bytes, limits: limits, flate: flate)
+        let document = try ImageFiles.open(bytes: bytes, limits: limits, photo: steps.photoEncoding, flate: flate)
         var kept: [(page: ImagePage, rotate: Int)] = []
         var notes: [String] = []
         var separators: [FoundSeparator] = []

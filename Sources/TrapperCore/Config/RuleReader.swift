@@ -35,7 +35,7 @@ struct RuleReader {
             if steps.separator != nil, mode != .new, let node = table.table["separator"] {
                 log.add("\(table.qualified("separator")) splits an input into new files: it needs mode = \"new\"", at: node.location)
             }
-            if table.table["jpeg_quality"] != nil { steps.jpegQuality = Int(table.integer("jpeg_quality", in: 1...100) ?? 85) }
+            if table.table["jpeg_quality"] != nil { steps.jpegQuality = table.integer("jpeg_quality", in: 1...100).map { Int($0) } }
             guard let name, let target else { return nil }
             var rule = Rule(name: name.value, match: match, target: target, mode: mode, batchWindowSeconds: window ?? 120,
                             original: original, archiveAs: archiveAs ?? Rule.defaultArchiveAs)

@@ -20,6 +20,8 @@ public enum Completeness {
             case .png: return try png(source)
             case .tiff: return try tiff(source)
             case .pnm: return try pnm(source)
+            case .heic, .avif: return try heif(source)
+            case .webp: return try webp(source)
             case .pdf: return try pdf(source)
             case .unknown: return .complete  // not ours to wait for: it is refused with its reason
             }
@@ -104,6 +106,45 @@ public enum Completeness {
         guard !overflow else { return .complete }  // absurd: refused with its reason when read
         let missing = dataStart + size - source.length
         return missing <= 0 ? .complete : .incomplete("\(missing) bytes of its pixels still to come")
+    }
+
+    /// WebP: the RIFF header's size (the bytes after its first eight), padded to even.
+    static func webp(_ source: some PDFByteSource) throws -> Verdict {
+        let header = try source.read(offset: 0, count: min(12, source.length))
+        guard header.count == 12 else { return .incomplete("the header is not whole yet") }
+        let size = header[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
+        let missing = 8 + size + (size & 1) - source.length
+        // A writer may leave out the last pad byte.
+        return missing <= (size & 1) ? .complete : .incomplete("\(missing) bytes of its RIFF data still to come")
+    }
+
+    /// HEIF and AVIF: the top-level boxes (ISO/IEC 14496-12) follow each other to the end of the
+    /// file, and the `meta` box (what the images are) and an `mdat` (their data) are among them. A
+    /// box whose size is 0 runs to the end of the file, which can tell nothing more.
+    static func heif(_ source: some PDFByteSource) throws -> Verdict {
+        var offset = 0
+        var seen: Set<String> = []
+        var boxes = 0
+        while offset < source.length, boxes < 100_000 {
+            boxes += 1
+            guard offset + 8 <= source.length else { return .incomplete("a box header is cut off") }
+            let header = try source.read(offset: offset, count: min(16, source.length - offset))
+            let type = String(decoding: header[4..<8], as: UTF8.self)
+            var size = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            if size == 1 {
+                guard header.count == 16 else { return .incomplete("a box header is cut off") }
+                size = header[8..<16].reduce(0) { $0 &<< 8 | Int($1) }
+            }
+            seen.insert(type)
+            if size == 0 { break }
+            guard size >= 8, size <= source.length - offset else {
+                return size < 8 ? .complete : .incomplete("its \(type) box runs past the end")  // nonsense: refused when read
+            }
+            offset += size
+        }
+        guard seen.contains("meta") else { return .incomplete("no meta box yet") }
+        guard seen.contains("mdat") else { return .incomplete("no mdat box yet") }
+        return .complete
     }
 
     /// TIFF: every directory, and every strip or tile each names, lies inside the file.

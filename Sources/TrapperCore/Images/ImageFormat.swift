@@ -5,4 +5,13 @@ public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
     case png = "PNG"
     case tiff = "TIFF"
     case pnm = "PNM"
+    /// HEIF with HEVC pictures, as iPhones save photos.
+    case heic = "HEIC"
+    /// HEIF with AV1 pictures.
+    case avif = "AVIF"
+    case webp = "WebP"
+
+    /// The formats a PDF cannot hold as they are (HEVC, AV1, VP8): decoded, then stored as JPEG or
+    /// losslessly.
+    public var isDecodedPhoto: Bool { self == .heic || self == .avif || self == .webp }
 }

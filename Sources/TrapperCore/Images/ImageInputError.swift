@@ -21,7 +21,7 @@ public enum ImageInputError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .empty: "empty file: zero bytes"
         case .unreadable(let reason): "cannot read file: \(reason)"
-        case .notAnImage: "not an image PDFTrapper reads (JPEG, PNG, TIFF or PNM), whatever its name says"
+        case .notAnImage: "not an image PDFTrapper reads (JPEG, PNG, TIFF, PNM, HEIC, AVIF or WebP), whatever its name says"
         case .truncated(let format, let detail): "truncated \(format.rawValue): \(detail)"
         case .corrupt(let format, let detail): "corrupt \(format.rawValue): \(detail)"
         case .unsupported(let format, let detail): "unsupported \(format.rawValue): \(detail)"

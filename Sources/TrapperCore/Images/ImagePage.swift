@@ -12,6 +12,11 @@ public struct ImagePage: Sendable {
     public var content: [UInt8]
     /// How the stored image is turned on the page (EXIF / TIFF orientation).
     public var orientation: ImageOrientation = .up
+    /// An ICC profile the image's colours are in (an iPhone's Display P3): the image's /ColorSpace
+    /// becomes /ICCBased on it, with its device space as the /Alternate.
+    public var colorProfile: ColorProfile?
+    /// What making the page did to the file's pixels, for the history: "HEIC stored as JPEG (quality 90)".
+    public var notes: [String] = []
 
     public init(image: PDFStream, softMask: PDFStream? = nil, widthPoints: Double, heightPoints: Double, content: [UInt8]) {
         self.image = image
@@ -63,6 +68,12 @@ extension ImagePage {
         if let softMask {
             image.dictionary["SMask"] = .reference(try sink.add(.stream(softMask)))
         }
+        if let colorProfile, let alternate = image.dictionary["ColorSpace"] {
+            var dictionary: PDFDictionary = ["N": .integer(colorProfile.components), "Alternate": alternate]
+            dictionary[.filter] = .name("FlateDecode")
+            let profile = try sink.add(.stream(PDFStream(dictionary: dictionary, data: colorProfile.compressed)))
+            image.dictionary["ColorSpace"] = [.name("ICCBased"), .reference(profile)]
+        }
         let imageReference = try sink.add(.stream(image))
         let resources: PDFDictionary = ["XObject": .dictionary(["Im0": .reference(imageReference)])]
         return PDFNewPage(width: widthPoints, height: heightPoints, resources: resources, content: content)
@@ -83,6 +94,24 @@ extension ImagePage {
         revision.set(catalog, to: .dictionary([.type: .name("Catalog"), .pages: .reference(root)]))
         revision.root = catalog
         return revision
+    }
+}
+
+/// An ICC profile checked to describe grey or RGB colours, kept Flate-compressed.
+public struct ColorProfile: Sendable {
+    /// 1 or 3: the profile's colour space (§8.6.5.5: /N must match it).
+    public var components: Int
+    public var compressed: [UInt8]
+
+    /// Nil unless `profile` is an ICC profile (its `acsp` signature) for a GRAY or RGB colour space
+    /// with `components` components: a profile that does not fit the image is left out rather
+    /// than make readers refuse the page.
+    public init?(_ profile: [UInt8], components: Int, flate: any FlateCoding) throws {
+        guard profile.count >= 128, profile[36..<40].elementsEqual("acsp".utf8) else { return nil }
+        let space = String(decoding: profile[16..<20], as: UTF8.self)
+        guard (space == "RGB " && components == 3) || (space == "GRAY" && components == 1) else { return nil }
+        self.components = components
+        self.compressed = try flate.deflate(profile)
     }
 }
 

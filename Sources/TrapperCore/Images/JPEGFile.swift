@@ -137,7 +137,9 @@ public struct JPEGFile: Sendable, Equatable {
 
     /// Orientation and resolution from IFD0 of the EXIF data; a damaged EXIF block is ignored
     /// (cameras write bad ones), never a reason to refuse the picture.
-    static func exif(_ data: ArraySlice<UInt8>) -> (ImageResolution?, Int?) {
+    /// The resolution and orientation an EXIF block states: `data` is its TIFF structure (after
+    /// "Exif\0\0" in a JPEG, after the offset in a HEIF item, a WebP's EXIF chunk).
+    public static func exif(_ data: ArraySlice<UInt8>) -> (resolution: ImageResolution?, orientation: Int?) {
         guard let structure = try? TIFFStructure(data, format: .jpeg),
             let directory = try? structure.directory(at: structure.firstIFD)
         else { return (nil, nil) }

@@ -10,8 +10,9 @@ public struct PageSteps: Sendable, Equatable {
     /// A page is blank when less than this fraction of it is ink once scanner noise is cleaned away.
     public var blankThreshold: Double
     public var compress: Compression
-    /// For pages that must be encoded again (deskewed): the JPEG quality.
-    public var jpegQuality: Int
+    /// `jpeg_quality`: for pages encoded again (deskewed; 85 when nil) and for photos a PDF cannot
+    /// hold as they are (HEIC, AVIF, WebP; 90 when nil).
+    public var jpegQuality: Int?
     /// Tesseract languages ("eng", "deu"): the pages get a text layer, as a later revision of their
     /// own (capture never waits for OCR). Empty: no OCR.
     public var ocr: [String] = []
@@ -27,7 +28,7 @@ public struct PageSteps: Sendable, Equatable {
 
     public init(deskewAbove: Double? = nil, orient: Bool = false, blank: BlankPolicy = .keep,
                 blankThreshold: Double = PageSteps.defaultBlankThreshold, compress: Compression = .keep,
-                jpegQuality: Int = 85) {
+                jpegQuality: Int? = nil) {
         self.deskewAbove = deskewAbove
         self.orient = orient
         self.blank = blank
@@ -37,7 +38,17 @@ public struct PageSteps: Sendable, Equatable {
     }
 
     /// Whether any step looks at the pixels while the pages go in (OCR comes after).
-    public var isEmpty: Bool { deskewAbove == nil && !orient && blank == .keep && compress == .keep && separator == nil }
+    public var isEmpty: Bool {
+        deskewAbove == nil && !orient && blank == .keep && (compress == .keep || compress == .lossless) && separator == nil
+    }
+
+    /// The quality of a JPEG encoded again after a page step.
+    public var reencodingQuality: Int { jpegQuality ?? 85 }
+
+    /// How a decoded photo (HEIC, AVIF, WebP) is stored.
+    public var photoEncoding: PhotoEncoding {
+        PhotoEncoding(jpegQuality: jpegQuality ?? PhotoEncoding.defaultJPEGQuality, lossless: compress == .lossless)
+    }
 }
 
 /// `active_content = "strip" | "keep"`.
@@ -78,6 +89,9 @@ public enum Compression: String, Sendable, CaseIterable {
     case bilevel
     /// Bilevel for pages that are text on white, the input's encoding for the others.
     case auto
+    /// Nothing lossy added: photos a PDF cannot hold (HEIC, AVIF, WebP) are stored with Flate, not as
+    /// JPEG, and a page a step changed is encoded again losslessly.
+    case lossless
 }
 
 extension TableReader {
