@@ -536,3 +536,45 @@ import Testing
 func expectExit(_ run: ChildRun, _ status: Int32, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
 }
+
+/// `ingest = "batch"` on a scan profile: presses (here, runs of `pdftrapper scan`) within the
+/// profile's `batch_window` of the last batch go into one new file, a revision each, as a rule's
+/// `mode = "batch"` does for the inbox; a press after the window opens the next file.
+@Suite struct ScanBatchTests {
+    @Test func pressesWithinTheWindowJoinOneNewFileAndALaterOneOpensTheNext() throws {
+        let world = try ScanWorld.testBackend()
+        try world.writeConfig(Profiles.onTestScanner("receipts", """
+            source = "flatbed"
+            mode = "gray"
+            resolution = 50
+            page_size = "A4"
+            target = "Receipts/batch-{seq}.pdf"
+            ingest = "batch"
+            batch_window = "8s"
+            """))
+        let first = world.library + "/Receipts/batch-1.pdf", second = world.library + "/Receipts/batch-2.pdf"
+        for _ in 0..<2 {
+            let run = try world.scan("receipts")
+            #expect(run.status == 0, "\(run)")
+        }
+        #expect(try world.history(first).count == 2, "both presses in the first file")
+        try PDFReaders.requireAllAgree(first, pages: 2)
+        #expect(!FileManager.default.fileExists(atPath: second))
+        sleep(9)
+        let later = try world.scan("receipts")
+        #expect(later.status == 0, "\(later)")
+        #expect(later.stdout.contains("into \(second)"), "\(later)")
+        try PDFReaders.requireAllAgree(second, pages: 1)
+        #expect(try world.history(first).count == 2, "the first file is left as it was")
+    }
+
+    @Test func aBatchWindowWithoutBatchIngestIsAMistakeSaidWhereItIsWritten() throws {
+        let world = try ScanWorld.testBackend()
+        try world.writeConfig(Profiles.onTestScanner("p", """
+            target = "P.pdf"
+            batch_window = "3s"
+            """))
+        let check = try Binary.run(["check-config", "--config", world.root + "/config.toml"], in: URL(fileURLWithPath: world.root))
+        #expect(check.status != 0 && check.stderr.contains("batch_window applies only when ingest = \"batch\""), "\(check)")
+    }
+}

@@ -30,8 +30,9 @@ public struct ScanCommit {
             return JobOutcome(input: label, result: .quarantined, reason: "no pages", date: now)
         }
         let recovering = manifest.target != nil
+        var opensBatch: RoutePlan? = nil
         if manifest.target == nil {
-            guard let plan = plan(manifest, firstPage: batch.pagePaths[0]) else {
+            guard let plan = plan(manifest, firstPage: batch.pagePaths[0], batches: openBatches()) else {
                 return quarantine(batch, rule: nil, reason: "no rule takes scans (add a rule with source = \"scanner\", "
                                   + "or a target to profile \"\(manifest.profile)\")")
             }
@@ -40,6 +41,7 @@ public struct ScanCommit {
             } catch {
                 return JobOutcome(input: label, result: .retryLater, rule: plan.rule, reason: "\(error)", date: now)
             }
+            if plan.batch != nil { opensBatch = plan }
         }
         let target = batch.manifest.target!
         let rule = batch.manifest.rule
@@ -64,8 +66,30 @@ public struct ScanCommit {
         capture.recovering = recovering && plan.separator != nil
         capture.note = note
         var wayIn = ScanWayIn(commit: self, batch: batch)
-        return pipeline.commit(capture, from: &wayIn).first
+        let outcome = pipeline.commit(capture, from: &wayIn).first
             ?? JobOutcome(input: label, result: .retryLater, rule: rule, reason: "nothing came of the batch", date: now)
+        if let opensBatch, outcome.result == .ingested { noteBatch(opensBatch) }
+        return outcome
+    }
+
+    // MARK: Scan batches (`ingest = "batch"`)
+
+    /// `scan-batches.json` in the state folder: by rule name ("profile NAME" for a profile's own
+    /// target), the file the last batch went into and when it was committed. The next press of the
+    /// profile within the window joins that file; the file is read at every batch, so the daemon and
+    /// `pdftrapper scan` share it.
+    public static func batchesFile(_ config: Config) -> String { config.daemon.stateDir + "/scan-batches.json" }
+
+    func openBatches() -> [String: OpenBatch] {
+        store.folders.read(Self.batchesFile(config)).map(OpenBatch.decode) ?? [:]
+    }
+
+    /// The batch stays open from now, for its window. Lost, it only means the next press opens a
+    /// new file: never worth failing a scan for.
+    private func noteBatch(_ plan: RoutePlan) {
+        var batches = openBatches()
+        batches[plan.rule] = OpenBatch(target: plan.targetPath, last: pipeline.clock.now())
+        try? store.folders.replace(Self.batchesFile(config), with: OpenBatch.encode(batches))
     }
 
     /// What earlier runs left in the spool: finished batches go in (once: a batch whose revision
@@ -93,7 +117,7 @@ public struct ScanCommit {
     /// For one document of a split batch, `barcode` and the files `taken` by the others; it always
     /// goes into a new file.
     func plan(_ manifest: ScanSpool.Manifest, firstPage: String, barcode: String? = nil, taken: Set<String> = [],
-              newFile: Bool = false) -> RoutePlan? {
+              newFile: Bool = false, batches: [String: OpenBatch] = [:]) -> RoutePlan? {
         if let override = manifest.targetOverride {
             return RoutePlan(rule: "--to", ruleNumber: 0, target: override, targetPath: override, mode: .append,
                              original: .delete, archivePath: nil)
@@ -102,9 +126,15 @@ public struct ScanCommit {
         let input = RouteInput(relativePath: manifest.name + "." + (firstPage as NSString).pathExtension,
                                bytes: Int64(manifest.pages.count), kind: FileKind.sniff(head), source: .scanner,
                                button: manifest.button, profile: manifest.profile, date: manifest.started, barcode: barcode)
-        return config.scanPlan(for: input, host: ProcessInfo.processInfo.hostName, newFile: newFile) {
-            taken.contains($0) || FileManager.default.fileExists(atPath: $0)
+        func planned(_ batches: [String: OpenBatch]) -> RoutePlan? {
+            config.scanPlan(for: input, host: ProcessInfo.processInfo.hostName, newFile: newFile, batches: batches) {
+                taken.contains($0) || FileManager.default.fileExists(atPath: $0)
+            }
         }
+        let plan = planned(batches)
+        // A batch split at separator sheets makes new files; it joins none.
+        if plan?.separator != nil, plan?.batch?.joins == true { return planned([:]) }
+        return plan
     }
 
     /// Whether the target's history holds this batch's revision (a run that stopped between the

@@ -22,25 +22,29 @@ public struct Config: Sendable {
 
     /// Where a scan made with `input.profile` goes: the rule the profile names (its target and mode,
     /// whatever it matches), else the profile's own target, else the rules, which see the scan as
-    /// `scan-ID.EXT` from source "scanner". `newFile`: one document of a split batch.
-    public func scanPlan(for input: RouteInput, host: String = "", newFile: Bool = false,
+    /// `scan-ID.EXT` from source "scanner". `newFile`: one document of a split batch. `batches`:
+    /// the scan batches open, by rule name ("profile NAME" for a profile's own target); a press
+    /// within the window of one joins its file.
+    public func scanPlan(for input: RouteInput, host: String = "", newFile: Bool = false, batches: [String: OpenBatch] = [:],
                          exists: (String) -> Bool = { _ in false }) -> RoutePlan? {
         let profile = profiles.first { $0.name == input.profile }
         if let name = profile?.rule, var rule = rules.first(where: { $0.name == name }) {
             rule.match = RuleMatch()
-            if rule.mode == .batch || newFile { rule.mode = .new }
-            return Router(rules: [rule], libraryRoot: library.root, archiveRoot: inbox.archive, host: host).plan(for: input, exists: exists)
+            if newFile { rule.mode = .new }
+            return Router(rules: [rule], libraryRoot: library.root, archiveRoot: inbox.archive, host: host)
+                .plan(for: input, batches: batches, exists: exists)
         }
         if let profile, let template = profile.target {
             // A profile's target is a rule of its own that takes every scan of the profile.
-            var rule = Rule(name: "profile \(profile.name)", target: template,
-                            mode: profile.ingestMode == .batch || newFile ? .new : profile.ingestMode)
+            var rule = Rule(name: "profile \(profile.name)", target: template, mode: newFile ? .new : profile.ingestMode,
+                            batchWindowSeconds: profile.batchWindowSeconds)
             if let steps = profile.steps { rule.steps = steps }
-            return Router(rules: [rule], libraryRoot: library.root, archiveRoot: inbox.archive, host: host).plan(for: input, exists: exists)
+            return Router(rules: [rule], libraryRoot: library.root, archiveRoot: inbox.archive, host: host)
+                .plan(for: input, batches: batches, exists: exists)
         }
         var router = router(host: host)
         if newFile { router.rules = router.rules.map { var rule = $0; rule.mode = .new; return rule } }
-        return router.plan(for: input, exists: exists)
+        return router.plan(for: input, batches: batches, exists: exists)
     }
 }
 
@@ -220,6 +224,9 @@ public struct ScanProfile: Sendable {
     public var rule: String? = nil
     /// How the pages join `target`.
     public var ingestMode: IngestMode
+    /// `ingest = "batch"`: a press that starts within this many seconds of the last batch's commit
+    /// joins that batch's file (`batch_window`, as a rule's).
+    public var batchWindowSeconds: Double = 120
     /// The profile's own page steps; nil: those of the rule its pages go through.
     public var steps: PageSteps? = nil
 

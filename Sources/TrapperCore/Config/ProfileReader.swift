@@ -31,6 +31,12 @@ struct ProfileReader {
                                   pageSize: pageSize, jpegQuality: Int(quality), options: options, target: target,
                                   ingestMode: ingest)
         profile.rule = rule?.value
+        if table.node("batch_window") != nil, let window = table.seconds("batch_window") {
+            profile.batchWindowSeconds = window
+            if ingest != .batch, let node = table.table["batch_window"] {
+                log.add("\(table.qualified("batch_window")) applies only when ingest = \"batch\"", at: node.location)
+            }
+        }
         let stepKeys = ["deskew", "orient", "blank", "blank_threshold", "compress", "ocr", "separator", "separator_prefix"]
         if stepKeys.contains(where: { table.table[$0] != nil }) {
             var steps = table.pageSteps()
