@@ -353,6 +353,17 @@ bilevel.save(img / "g3.tif", compression="group3")
 bilevel.save(img / "two-pages.tif", compression="group4", save_all=True,
              append_images=[bilevel.transpose(Image.Transpose.ROTATE_180)])
 grey.convert("RGB").save(img / "packbits-rgb.tif", compression="packbits")
+# The phone formats, for the sniff's brands and the completeness check's RIFF and box walks (their
+# pixels are libwebp's and libheif's to decode).
+grey.save(img / "lossy.webp", quality=50)
+grey.save(img / "lossless.webp", lossless=True)
+grey.convert("RGB").save(img / "photo.avif", quality=50)
+import shutil, subprocess
+if shutil.which("heif-enc"):
+    grey.convert("RGB").save(img / "heic-source.png")
+    subprocess.run(["heif-enc", "-q", "50", str(img / "heic-source.png"), "-o", str(img / "photo.heic")], check=True,
+                   stdout=subprocess.DEVNULL)
+    (img / "heic-source.png").unlink()
 EOF
 
 echo "make-seeds: $(find "$out" -type f | wc -l) seeds in $out"
