@@ -75,14 +75,15 @@ struct HEIFPhoto {
         }
     }
 
-    /// libheif's errors in the words of the input errors: data that ends early is a truncated file.
+    /// libheif's errors in the words of the input errors. The file's boxes were checked whole
+    /// before (`Completeness`), so data that ends early inside them is a corrupt file, and the
+    /// decoder running out of picture data is the decoder failing, not a file cut short.
     private static func check(_ error: heif_error, format: ImageFormat) throws {
         guard error.code != heif_error_Ok else { return }
         let message = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
         switch error.code {
-        case _ where error.subcode == heif_suberror_End_of_data: throw ImageInputError.truncated(format, message)
-        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature: throw ImageInputError.unsupported(format, message)
         case heif_error_Decoder_plugin_error, heif_error_Memory_allocation_error: throw ImageInputError.decodeFailed(format, message)
+        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature: throw ImageInputError.unsupported(format, message)
         default: throw ImageInputError.corrupt(format, message)
         }
     }

@@ -14,9 +14,10 @@ enum IngestCommand: Command {
     it back. TARGET is created when missing.
 
     Inputs, lossless where the format allows: JPEG (its bytes kept as they are), PNG, TIFF
-    (every page; CCITT G4/G3 kept as they are), PNM, and PDF (every page, imported). A file
-    that is not what it claims, truncated, or over the limits is refused (exit 65) and the
-    target is left untouched.
+    (every page; CCITT G4/G3 kept as they are), PNM, and PDF (every page, imported). HEIC,
+    AVIF and WebP photos are decoded and stored as JPEG at quality 90 (a lossless WebP
+    losslessly). A file that is not what it claims, truncated, or over the limits is refused
+    (exit 65) and the target is left untouched.
 
     Without --to, the rules of the config (--config FILE or the usual search) choose the
     target for each input, as `pdftrapper explain` shows, and run their page steps. A rule

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The bad-input corpus (`Tests/Fixtures/bad-inputs/make.py`, made here from nothing downloaded):
-/// 70-odd kinds of broken, hostile or strange files and edit scripts, dropped into the running
+/// About a hundred kinds of broken, hostile or strange files and edit scripts, dropped into the running
 /// daemon at once with good files beside them. Each bad one ends in the quarantine (or the edits'
 /// failed/) with a one-line reason; every good one goes in; nothing outside the configured folders
 /// is read into a target or written; and the daemon keeps serving.

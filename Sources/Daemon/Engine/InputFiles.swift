@@ -94,8 +94,9 @@ final class ImageInput: InputDocument {
     private let flate: any FlateCoding
     /// The document being written, held only while its pages are.
     private var current: (any ImageDocument)?
-    /// What making the pages written so far did to the file's pixels ("HEIC stored as JPEG (quality 90)").
-    private var notes: [String] = []
+    /// What making each page written did to the file's pixels ("HEIC stored as JPEG (quality 90)"),
+    /// by page: a revision begun again (another input of it failed) writes the pages again.
+    private var notes: [Int: [String]] = [:]
 
     init(path: String, name: String, limits: ImageLimits, photo: PhotoEncoding, flate: any FlateCoding) throws {
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
@@ -109,7 +110,10 @@ final class ImageInput: InputDocument {
         self.flate = flate
     }
 
-    var stepsNote: String? { notes.isEmpty ? nil : notes.joined(separator: "; ") }
+    var stepsNote: String? {
+        let all = notes.sorted { $0.key < $1.key }.flatMap(\.value)
+        return all.isEmpty ? nil : all.joined(separator: "; ")
+    }
 
     func writePage<Sink: PDFObjectSink>(_ index: Int, as reference: PDFReference, into sink: inout Sink) throws
         -> PDFDictionary
@@ -117,7 +121,7 @@ final class ImageInput: InputDocument {
         let document = try current ?? ImageFiles.open(path: path, limits: limits, photo: photo, flate: flate)
         current = index + 1 < pageCount ? document : nil
         let page = try document.page(index)
-        notes += page.notes
+        notes[index] = page.notes
         return try page.addObjects(to: &sink)
     }
 }

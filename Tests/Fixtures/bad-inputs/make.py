@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes the bad-input corpus into FOLDER/inbox and FOLDER/edits, with good files beside them,
 and prints one JSON line per file: {"name", "folder", "expect", "why"}. `expect` is "quarantine"
-(inbox; the file and NAME.why.txt end in the quarantine), "ingest" (a good file, or a good file
-with a strange name), "failed" (edits; the script ends in failed/ with NAME.error.txt) or "done"
-(a good script). `why` is a phrase the reason must hold (lower case), or "".
+(inbox; the file and NAME.why.txt end in the quarantine), "ingest" (a good file, a good file with
+a strange name, or a damaged one its decoder takes all the same), "failed" (edits; the script ends
+in failed/ with NAME.error.txt) or "done" (a good script). `why` is a phrase the reason must hold (lower case), or "".
 
   make.py make STAGE OUTSIDE   writes the corpus into STAGE (OUTSIDE: a folder outside every
                                configured one, for links), STAGE/expected.json the expectations
@@ -11,9 +11,10 @@ with a strange name), "failed" (edits; the script ends in failed/ with NAME.erro
   make.py check STAGE ROOT     prints one JSON object: {"pending": [...], "problems": [...]}
 
 Names are handled as bytes throughout (some are not UTF-8). Everything is made here, from nothing
-downloaded.
+downloaded; the HEIC, AVIF and WebP files by the formats' own encoders, heif-enc (libheif-examples),
+cwebp and img2webp (webp): without one, make stops and says which.
 """
-import io, json, os, socket, struct, subprocess, sys, zlib
+import io, json, os, random, shutil, socket, struct, subprocess, sys, zlib
 from PIL import Image
 
 
@@ -167,7 +168,8 @@ put("html-named.pdf", b"<!DOCTYPE html><html><body>hi</body></html>", why="not a
 put("zip-named.pdf", b"PK\x03\x04" + b"\0" * 100, why="not a jpeg")
 put("gif.gif", b"GIF89a" + b"\0" * 50)
 put("bmp.bmp", image("BMP"))
-put("webp.webp", image("WEBP"))
+# Pillow's WebP is a good still picture since WebP is read.
+put("webp.webp", image("WEBP"), "ingest")
 put("heic.heic", b"\0\0\0\x18ftypheic\0\0\0\0mif1heic" + b"\0" * 64)
 put("elf-named.png", open("/bin/true", "rb").read()[:4096])
 put("one-byte.tiff", b"I")
@@ -212,6 +214,114 @@ put("bad-header.pgm", b"P5\nwide high\n255\n" + b"\0" * 10)
 put("bomb.pgm", b"P5\n100000 100000\n255\n" + b"\0" * 100, why="pixels")
 put("truncated.ppm", b"P6\n100 100\n255\n" + b"\0" * 500)
 put("maxval-zero.pgm", b"P5\n10 10\n0\n" + b"\0" * 100)
+
+# --- HEIC, AVIF and WebP, from the formats' own encoders (heif-enc, cwebp, img2webp). ---
+def encoder(name, package, *arguments):
+    # Without an encoder these cases would silently go missing from the corpus: stop, and say why.
+    if shutil.which(name) is None:
+        sys.exit("make.py: %s is not installed (apt-get install %s); the HEIC, AVIF and WebP cases are made with it"
+                 % (name, package))
+    run = subprocess.run([name, *arguments], capture_output=True)
+    if run.returncode != 0:
+        sys.exit("make.py: %s failed with status %d:\n%s" % (" ".join([name, *arguments]), run.returncode,
+                                                           (run.stdout + run.stderr).decode("utf-8", "replace")))
+
+
+def source(width, height=240, background="white"):
+    # TestImages' pattern, as a PNG the encoders read.
+    path = os.path.join(folder, "source-%dx%d-%s.png" % (width, height, background))
+    picture = Image.new("RGB", (width, height), background)
+    for i in range(0, width, 20):
+        picture.paste((200, 30, 30), (i, (i * 3) % height, i + 10, min(height, (i * 3) % height + 31)))
+    picture.save(path)
+    return path
+
+
+def photo(kind, width, height=240):
+    """A picture `width` x `height` as a "heic", "avif" or "webp" file, as its own encoder writes it."""
+    out = os.path.join(folder, "photo-%d.%s" % (width, kind))
+    if kind == "webp":
+        encoder("cwebp", "webp", "-quiet", source(width, height), "-o", out)
+    else:
+        encoder("heif-enc", "libheif-examples", *(["-A"] if kind == "avif" else []), "-o", out, source(width, height))
+    return open(out, "rb").read()
+
+
+def boxes(data):
+    # The top-level ISO BMFF boxes: (offset, size, type).
+    offset = 0
+    while offset + 8 <= len(data):
+        size, kind = struct.unpack_from(">I4s", data, offset)
+        yield offset, size, kind
+        if size < 8:  # 0: to the end of the file; 1: a 64-bit size, which the encoders' small files do not need
+            break
+        offset += size
+
+
+def garbled_mdat(data, keep):
+    # The mdat's payload, but its first `keep` bytes, overwritten with the same number of noise bytes
+    # (always the same noise, so the decoder's answer is too): every box stays whole.
+    out = bytearray(data)
+    offset, size, _ = next(found for found in boxes(data) if found[2] == b"mdat")
+    start = offset + 8 + keep
+    out[start:offset + size] = random.Random(7).randbytes(offset + size - start)
+    return bytes(out)
+
+
+def box(kind, payload, version=None, flags=0):
+    if version is not None:
+        payload = struct.pack(">I", version << 24 | flags) + payload
+    return struct.pack(">I", 8 + len(payload)) + kind + payload
+
+
+# Good ones: all go in, whatever the name says.
+put("good-7.webp", photo("webp", 328), "ingest")
+put("good-8.avif", photo("avif", 336), "ingest")
+put("photo.jpg", photo("heic", 344), "ingest")  # a phone's HEIC, named as if a JPEG
+# Cut in half (an upload that stopped): waited for until incomplete_timeout, like truncated.jpg.
+heic, avif, webp = photo("heic", 320), photo("avif", 320), photo("webp", 320)
+put("truncated.heic", heic[:len(heic) // 2])
+put("truncated.avif", avif[:len(avif) // 2])
+put("truncated.webp", webp[:len(webp) // 2])
+# Every byte of the HEVC data noise, its NAL unit's length too: libheif's libde265 plugin finds that
+# length running past the data and refuses it before the decoder sees a byte ("cannot decode HEIC:
+# Decoder plugin generated an error: Unexpected end of file"; every box is whole, so not "truncated").
+put("garbage-mdat.heic", garbled_mdat(heic, 0), why="decoder plugin")
+# Noise after the NAL unit's length and its first 32 bytes (the slice header among them): libde265
+# conceals the errors and returns a picture of noise, as an HEVC decoder may; nothing tells it from
+# a photo, so it goes in.
+put("garbage-slice-data.heic", garbled_mdat(heic, 4 + 32), "ingest")
+# Two frames: a page is one still picture.
+encoder("img2webp", "webp", "-o", os.path.join(inbox, "animated.webp"), source(64, 48), source(64, 48, "black"))
+note("animated.webp", "inbox", "quarantine", "animation")
+# A header of 16383 x 16383 (268 MP; WebP's largest) over the 200 MP limit, refused before decoding.
+# For a flat colour cwebp's lossless bitstream does not depend on the size (each Huffman code has
+# one symbol, so the pixels take no bits): a 16 x 16 one with the size field set to 16383 x 16383
+# is byte for byte what `cwebp -lossless -z 0` writes for the whole picture (libwebp 1.2.4), which
+# takes it 8 s and 1.8 GB.
+flat = os.path.join(folder, "flat.png")
+Image.new("RGB", (16, 16), (200, 30, 30)).save(flat)
+encoder("cwebp", "webp", "-quiet", "-lossless", "-z", "0", flat, "-o", flat + ".webp")
+big = bytearray(open(flat + ".webp", "rb").read())
+if big[12:16] != b"VP8L" or big[20] != 0x2F:
+    sys.exit("make.py: cwebp -lossless wrote no plain VP8L file: %r" % bytes(big[:24]))
+# After the signature byte, 32 bits, least significant first: width - 1 and height - 1 (14 bits
+# each), then alpha and version.
+size = struct.unpack_from("<I", big, 21)[0]
+struct.pack_into("<I", big, 21, size & ~0xFFFFFFF | 16382 << 14 | 16382)
+put("bomb.webp", bytes(big), why="pixels, over the limit")
+# An MP4 video's ftyp box (brand isom), then a movie header, a video track and its data, named as
+# a phone's photo: no HEIF brand, so not a picture.
+matrix = struct.pack(">9I", 0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000)
+mp4 = (box(b"ftyp", b"isom" + struct.pack(">I", 0x200) + b"isomiso2avc1mp41")
+       + box(b"moov", box(b"mvhd", struct.pack(">IIIIIH10x", 0, 0, 1000, 2000, 0x10000, 0x100) + matrix
+                          + b"\0" * 24 + struct.pack(">I", 2), version=0)
+             + box(b"trak", box(b"tkhd", struct.pack(">IIIII8xHHH2x", 0, 0, 1, 0, 2000, 0, 0, 0) + matrix
+                                + struct.pack(">II", 320 << 16, 240 << 16), version=0, flags=3)
+                   + box(b"mdia", box(b"mdhd", struct.pack(">IIIIHH", 0, 0, 90000, 180000, 0x55C4, 0), version=0)
+                         + box(b"hdlr", struct.pack(">I4s12x", 0, b"vide") + b"VideoHandler\0", version=0))))
+       + box(b"mdat", struct.pack(">I", 60) + b"\x65\x88\x84" + bytes(range(57))))
+put("clip.heic", mp4, why="not a jpeg")
 
 # --- PDF. ---
 put("truncated.pdf", good_pdf[:len(good_pdf) // 2])
