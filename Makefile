@@ -38,6 +38,7 @@ demo: build
 bench: build
 	@scripts/install-deps.sh --bench
 	python3 bench/engine.py $(BIN)
+	python3 bench/photo.py $(BIN)
 	python3 bench/daemon.py $(BIN)
 	python3 bench/scan.py $(BIN)
 	python3 bench/edit.py $(BIN)
