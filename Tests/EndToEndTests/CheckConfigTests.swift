@@ -71,7 +71,7 @@ import Testing
         (minimal + "[[rule]]\nname = \"r\"\ntarget = \"a.pdf\"\nbatch_window = \"1m\"\n",
          "config.toml:8:16: rule[1].batch_window applies only when mode = \"batch\""),
         (minimal + "[[rule]]\nname = \"r\"\ntarget = \"a.pdf\"\nmatch = { type = \"jpg\" }\n",
-         "config.toml:8:18: rule[1].match.type: unknown file type \"jpg\" (known: jpeg, png, tiff, pnm, pdf, image) (did you mean \"jpeg\"?)"),
+         "config.toml:8:18: rule[1].match.type: unknown file type \"jpg\" (known: jpeg, png, tiff, pnm, heic, avif, webp, pdf, image) (did you mean \"jpeg\"?)"),
         (minimal + "[[rule]]\nname = \"r\"\ntarget = \"a.pdf\"\n[rule.match]\nfolder = \"../x\"\n",
          "config.toml:9:10: rule[1].match.folder is a folder inside the inbox, written relative to it, without '..'"),
         // Scanners and profiles.
