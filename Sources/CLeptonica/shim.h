@@ -10,7 +10,9 @@
     X(pixEndianByteSwap) X(pixReadMem) X(pixReadMemTiff) X(pixWriteMemTiff) X(pixWriteMemJpeg) \
     X(pixWriteMemPng) X(pixConvertTo8) X(pixScale) X(pixThresholdToBinary) X(pixSelectBySize) \
     X(pixRotate) X(pixRotateOrth) X(pixFlipLR) X(pixFindSkewSweepAndSearch) X(pixOrientDetect) \
-    X(makeOrientDecision) X(pixColorFraction) X(pixCountPixels) X(pixClipRectangle) X(boxCreate) X(boxDestroy)
+    X(makeOrientDecision) X(pixColorFraction) X(pixCountPixels) X(pixClipRectangle) X(boxCreate) X(boxDestroy) \
+    X(pixProjectivePtaColor) X(pixProjectivePtaGray) X(ptaCreate) X(ptaAddPt) X(ptaDestroy) X(pixAddBorderGeneral) \
+    X(pixBackgroundNormMorph) X(pixGammaTRC)
 
 struct trapper_leptonica { TRAPPER_LEPTONICA_FUNCTIONS(TRAPPER_FIELD) };
 

@@ -20,8 +20,9 @@ public enum ImageFiles {
         try limits.check(byteCount: bytes.count)
         let kind = FileKind.sniff(bytes)
         // A photo's header reads before its data has all come: the box or chunk sizes tell.
-        if kind.imageFormat?.isDecodedPhoto == true, case .incomplete(let missing) = Completeness.check(PDFMemorySource(bytes), kind: kind) {
-            throw ImageInputError.truncated(kind.imageFormat!, missing)
+        if let format = kind.imageFormat, format.isDecodedPhoto,
+           case .incomplete(let missing) = Completeness.check(PDFMemorySource(bytes), kind: kind) {
+            throw ImageInputError.truncated(format, missing)
         }
         switch kind.imageFormat {
         case .jpeg?:
@@ -51,7 +52,8 @@ public enum ImageFiles {
     static func photoPage(_ decoded: DecodedPhoto, photo: PhotoEncoding, limits: ImageLimits, flate: any FlateCoding) throws
         -> ImagePage
     {
-        let jpeg = decoded.storedAsJPEG(photo) ? try ScanEncoding.jpeg(decoded.color, dpi: Int(decoded.resolution?.x ?? limits.defaultDPI), quality: photo.jpegQuality) : nil
+        let dpi = Int(decoded.resolution?.x ?? limits.defaultDPI)
+        let jpeg = decoded.storedAsJPEG(photo) ? try ScanEncoding.jpeg(decoded.color, dpi: dpi, quality: photo.jpegQuality) : nil
         return try decoded.page(jpeg: jpeg, encoding: photo, limits: limits, flate: flate)
     }
 

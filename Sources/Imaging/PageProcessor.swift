@@ -32,8 +32,28 @@ public enum PageProcessor {
             throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not decode the page for its page steps")
         }
         pix = try oriented(pix, page.orientation)
-        let dpi = max(1, Int((Double(pix.width) / page.widthPoints * 72).rounded()))
+        var dpi = max(1, Int((Double(pix.width) / page.widthPoints * 72).rounded()))
         _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+        var changed = false
+        // A sheet of a paper size found in a photo is that size to the point, not to the whole dpi.
+        var paperResolution: ImageResolution? = nil
+        if steps.findPage {
+            switch try PhotoSheet.find(pix, dpi: dpi) {
+            case .found(let sheet, let sheetDPI, let resolution, let note):
+                (pix, dpi, paperResolution, changed) = (sheet, sheetDPI, resolution, true)
+                result.notes.append(note)
+            case .leftAsItIs(let note?):
+                result.notes.append(note)
+            case .leftAsItIs(nil):
+                break
+            }
+        }
+        if steps.clean == .auto {
+            pix = try PhotoSheet.clean(pix)
+            _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
+            changed = true
+            result.notes.append("cleaned (light evened out, paper whitened)")
+        }
         var ink = try inkImage(pix, dpi: dpi)
 
         if let separator = steps.separator,
@@ -49,7 +69,6 @@ public enum PageProcessor {
                 return result
             }
         }
-        var changed = false
         if let threshold = steps.deskewAbove {
             let (angle, confidence) = try skew(pix, dpi: dpi)
             // Below 3 (leptonica's own bar, as in pixDeskew) the lines found are too few or too faint.
@@ -97,6 +116,7 @@ public enum PageProcessor {
             result.notes.append(pix.depth == 1 ? "encoded again as CCITT G4"
                                 : jpeg ? "encoded again as JPEG (quality \(quality))" : "encoded again losslessly (PNG)")
         }
+        if let paperResolution { result.page = result.page.shown(at: paperResolution) }
         return result
     }
 

@@ -94,3 +94,21 @@ public enum PhotoMaker {
         }
     }
 }
+
+/// Phone photos of a page on a table (Tests/Fixtures/photo-scenes/scene.py): a rendered page warped
+/// in perspective by ImageMagick onto a textured table, with a shadow and uneven light. The page as
+/// drawn is beside the photo, at `path + ".page.png"`.
+public enum PhotoScenes {
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/photo-scenes/scene.py").path
+
+    /// `spec` as scene.py takes it (`paper`, `angle`, `tilt`, `size`, `table`, `shadow`, `sheet`,
+    /// `flat`); returns the sheet's corners in the photo.
+    @discardableResult
+    public static func make(_ path: String, _ spec: [String: Any]) throws -> [[Double]] {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: spec), as: UTF8.self)
+        let output = try PDFReaders.succeeded("python3", [script, path, json], hint: "apt-get install imagemagick").text
+        let answer = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        return answer?["corners"] as? [[Double]] ?? []
+    }
+}

@@ -180,6 +180,15 @@ import Testing
         #expect(try parse(base).rules[0].steps.isEmpty, "nothing is done that is not asked for")
     }
 
+    @Test func photoStepsAreNamedAndComeOff() throws {
+        let steps = try parse(base + "find_page = true\nclean = \"auto\"\n").rules[0].steps
+        #expect(steps.findPage && steps.clean == .auto && !steps.isEmpty)
+        #expect(try parse(base + "find_page = false\nclean = \"off\"\n").rules[0].steps.isEmpty)
+        #expect(throws: ConfigError.self) { try parse(base + "clean = \"yes\"\n") }
+        let profile = try parse(base + "[profile.phone]\nfind_page = true\n").profiles[0].steps
+        #expect(profile?.findPage == true && profile?.clean == .off)
+    }
+
     @Test func aProfileHasStepsOfItsOwnOrNone() throws {
         let config = try parse(base + "[profile.doc]\ndeskew = true\njpeg_quality = 60\n[profile.plain]\nresolution = 200\n")
         #expect(config.profiles.first { $0.name == "doc" }?.steps == PageSteps(deskewAbove: 0.3, jpegQuality: 60))

@@ -37,7 +37,8 @@ struct ProfileReader {
                 log.add("\(table.qualified("batch_window")) applies only when ingest = \"batch\"", at: node.location)
             }
         }
-        let stepKeys = ["deskew", "orient", "blank", "blank_threshold", "compress", "ocr", "separator", "separator_prefix"]
+        let stepKeys = ["find_page", "clean", "deskew", "orient", "blank", "blank_threshold", "compress", "ocr", "separator",
+                        "separator_prefix"]
         if stepKeys.contains(where: { table.table[$0] != nil }) {
             var steps = table.pageSteps()
             steps.jpegQuality = Int(quality)

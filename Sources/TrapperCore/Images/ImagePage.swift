@@ -50,6 +50,18 @@ public struct ImagePage: Sendable {
 }
 
 extension ImagePage {
+    /// The same image shown at `resolution`: a sheet of a known paper size, made that size exactly.
+    public func shown(at resolution: ImageResolution) -> ImagePage {
+        guard case .integer(let width)? = image.dictionary["Width"], case .integer(let height)? = image.dictionary["Height"] else {
+            return self
+        }
+        var page = ImagePage(image: image, softMask: softMask, pixelWidth: width, pixelHeight: height, resolution: resolution,
+                             orientation: orientation)
+        page.colorProfile = colorProfile
+        page.notes = notes
+        return page
+    }
+
     /// Adds the image (and soft mask) and the content stream to `sink`; returns the page
     /// dictionary, without /Parent: /Type /Page, /MediaBox, /Resources << /XObject << /Im0 ref >> >>,
     /// /Contents ref.

@@ -2,6 +2,11 @@
 /// `deskew`, `orient`, `blank`, `blank_threshold` and `compress` of a rule or a scan profile (and
 /// its `jpeg_quality`). Nothing is done that is not asked for; PDF inputs' pages go in as they are.
 public struct PageSteps: Sendable, Equatable {
+    /// `find_page`: find the sheet of paper in a photo, undo the perspective and crop the rest away
+    /// (first of the steps). A picture that is all sheet (a flat scan) is left as it is.
+    public var findPage = false
+    /// `clean = "auto"`: even out uneven light and shadows and whiten the paper, before the steps below.
+    public var clean: CleanMode = .off
     /// Correct skew larger than this many degrees; nil: leave pages as they are.
     public var deskewAbove: Double?
     /// Turn pages found sideways or upside down, with the page's /Rotate (never re-encoding).
@@ -39,7 +44,8 @@ public struct PageSteps: Sendable, Equatable {
 
     /// Whether any step looks at the pixels while the pages go in (OCR comes after).
     public var isEmpty: Bool {
-        deskewAbove == nil && !orient && blank == .keep && (compress == .keep || compress == .lossless) && separator == nil
+        !findPage && clean == .off && deskewAbove == nil && !orient && blank == .keep
+            && (compress == .keep || compress == .lossless) && separator == nil
     }
 
     /// The quality of a JPEG encoded again after a page step.
@@ -78,6 +84,11 @@ public struct Separator: Sendable, Equatable {
     }
 }
 
+/// `clean = "off" | "auto"`.
+public enum CleanMode: String, Sendable, CaseIterable {
+    case off, auto
+}
+
 public enum BlankPolicy: String, Sendable, CaseIterable {
     case keep, drop
 }
@@ -105,6 +116,8 @@ extension TableReader {
     /// The page steps of a rule or a profile; `fallback` for the keys it does not set.
     mutating func pageSteps(_ fallback: PageSteps = PageSteps()) -> PageSteps {
         var steps = fallback
+        steps.findPage = bool("find_page") ?? steps.findPage
+        steps.clean = table["clean"] == nil ? steps.clean : choice("clean", default: steps.clean)
         if let node = node("deskew") {
             switch node.value {
             case .boolean(let on): steps.deskewAbove = on ? PageSteps.defaultDeskewThreshold : nil

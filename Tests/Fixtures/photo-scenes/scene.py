@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Phone photos of a page, made at test time: a rendered page (text, rules, a logo) warped in
+perspective by ImageMagick (`-distort Perspective`) onto a textured table, with a shadow across it.
+
+  scene.py OUT.jpg JSON   JSON: {"paper": [w_mm, h_mm], "angle": degrees, "tilt": degrees,
+                          "size": [w, h] of the photo, "table": "wood" | "cloth", "shadow": bool,
+                          "sheet": false for a photo with no sheet in it, "flat": true for the page alone}
+
+Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
+photo as JSON. Everything is drawn here; nothing is downloaded.
+"""
+import json, math, os, random, subprocess, sys
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+out, spec = sys.argv[1], json.loads(sys.argv[2])
+rng = random.Random(spec.get("seed", 7))
+paper_w, paper_h = spec.get("paper", [210, 297])
+# The page at 120 dpi: big enough to read once photographed, small enough to be quick.
+pw, ph = round(paper_w / 25.4 * 120), round(paper_h / 25.4 * 120)
+page = Image.new("RGB", (pw, ph), (250, 250, 246))
+draw = ImageDraw.Draw(page)
+font = ImageFont.load_default(size=max(14, pw // 34))
+title = ImageFont.load_default(size=max(20, pw // 18))
+margin = pw // 10
+draw.ellipse((margin, margin, margin + pw // 7, margin + pw // 7), fill=(30, 90, 200))       # the logo
+draw.text((margin + pw // 6, margin + pw // 40), "Invoice 2026-118", font=title, fill=(20, 20, 20))
+draw.line((margin, margin + pw // 5, pw - margin, margin + pw // 5), fill=(20, 20, 20), width=3)
+words = "the quick brown fox jumps over the lazy dog while the kitchen clock ticks".split()
+y = margin + pw // 4
+line = 0
+while y < ph - margin - font.size:
+    text = " ".join(words[(line + i) % len(words)] for i in range(5))
+    draw.text((margin, y), text, font=font, fill=(25, 25, 25))
+    y += int(font.size * 1.6)
+    line += 1
+draw.rectangle((pw - margin - pw // 4, ph - margin - pw // 10, pw - margin, ph - margin), outline=(20, 20, 20), width=2)
+page.save(out + ".page.png")
+
+if spec.get("flat"):
+    page.save(out, quality=92, dpi=(120, 120))
+    print(json.dumps({"corners": [[0, 0], [pw, 0], [pw, ph], [0, ph]]}))
+    sys.exit(0)
+
+W, H = spec.get("size", [1600, 1200])
+# The table's texture, drawn at a quarter of the size (pixel by pixel in Python is slow) and enlarged.
+tw, th = W // 4, H // 4
+table = Image.new("RGB", (tw, th))
+px = table.load()
+kind = spec.get("table", "wood")
+for yy in range(th):
+    for xx in range(tw):
+        if kind == "wood":
+            grain = 18 * math.sin(xx / 6.0 + 3 * math.sin(yy / 24.0)) + rng.randint(-10, 10)
+            px[xx, yy] = (int(120 + grain), int(78 + grain * 0.7), int(45 + grain * 0.4))
+        else:
+            check = ((xx // 10) + (yy // 10)) % 2
+            noise = rng.randint(-8, 8)
+            px[xx, yy] = (150 + 40 * check + noise, 60 + 20 * check + noise, 60 + noise)
+table = table.resize((W, H), Image.BICUBIC)
+
+corners = []
+if spec.get("sheet", True):
+    # A camera (focal length the photo's width, as a phone's 28 mm lens; its axis through the
+    # photo's centre) looking at the sheet turned by `angle` on the table and tilted away by `tilt`
+    # degrees: the sheet's photo is a true perspective view, whose proportions can be worked back.
+    f = float(W)
+    a, t = math.radians(spec.get("angle", 0)), math.radians(spec.get("tilt", 15))
+    def view(x, y, distance):
+        x, y = x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a)  # on the table
+        y, z = y * math.cos(t), distance + y * math.sin(t)                          # tilted away
+        return (W / 2 + f * x / z + spec.get("shift", [0, 0])[0], H / 2 + f * y / z + spec.get("shift", [0, 0])[1])
+    outline = [(-pw / 2, -ph / 2), (pw / 2, -ph / 2), (pw / 2, ph / 2), (-pw / 2, ph / 2)]
+    # The distance at which the sheet's outline spans `fill` of the photo's shorter side.
+    fill, distance = spec.get("fill", 0.75), f
+    for _ in range(40):
+        xs, ys = zip(*(view(x, y, distance) for x, y in outline))
+        span = max((max(xs) - min(xs)) / W, (max(ys) - min(ys)) / H)
+        distance *= span / fill
+    corners = [view(x, y, distance) for x, y in outline]
+    points = " ".join(f"{sx},{sy} {dx:.2f},{dy:.2f}" for (sx, sy), (dx, dy) in zip([(0, 0), (pw, 0), (pw, ph), (0, ph)], corners))
+    subprocess.run(["convert", out + ".page.png", "-alpha", "set", "-virtual-pixel", "transparent",
+                    "-define", f"distort:viewport={W}x{H}+0+0", "-distort", "Perspective", points, out + ".sheet.png"],
+                   check=True)
+    sheet = Image.open(out + ".sheet.png").convert("RGBA")
+    table.paste(sheet, (0, 0), sheet)
+    os.unlink(out + ".sheet.png")
+
+if spec.get("shadow"):
+    # The phone's shadow: a soft dark band across the middle, darkening sheet and table alike.
+    shade = Image.new("L", (W, H), 255)
+    ImageDraw.Draw(shade).polygon([(W * 0.25, 0), (W * 0.55, 0), (W * 0.75, H), (W * 0.45, H)], fill=150)
+    shade = shade.filter(ImageFilter.GaussianBlur(W // 30))
+    table = Image.composite(table, Image.new("RGB", (W, H), (0, 0, 0)), shade)
+# Uneven light: bright at the top, a fifth darker at the bottom, as under a window.
+light = Image.linear_gradient("L").resize((W, H)).point(lambda v: 255 - v // 5)
+table = Image.composite(table, Image.new("RGB", (W, H), (0, 0, 0)), light)
+table.save(out, quality=90)
+print(json.dumps({"corners": corners}))
