@@ -15,8 +15,10 @@ Usage: bench/photo.py PATH/TO/pdftrapper [--runs N]
 3. Quality: the picture embedded in each PDF (pulled out by `pdfimages -all`, decoded by Pillow)
    against the decoded source (heif-convert or dwebp to PNG), as the mean absolute difference per
    sample (0 to 255), so "the same quality" can be seen.
+4. find_page + clean on a 12 MP photo of a letter on a table (the tests' scene), as what they add
+   to an ingest, against ImageMagick's `-distort Perspective` from the known corners.
 """
-import glob, os, random, shutil, statistics, subprocess, sys, tempfile, time
+import glob, json, math, os, random, shutil, statistics, subprocess, sys, tempfile, time
 
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont, ImageStat
 
@@ -142,8 +144,42 @@ def main():
         print("(diff: mean absolute difference per sample from the decoded source, 0 to 255; "
               "goal for HEIC: ratio <= 1, size ratio <= 1 at the same diff)")
         print(summary)
+        find_page(binary, work, state, runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+def find_page(binary, work, state, runs):
+    """A 12 MP phone photo of an A4 letter on a table (the tests' scene: perspective, a shadow,
+    uneven light): `find_page = true` and `clean = "auto"` through `pdftrapper ingest`, against
+    the same ingest without them (what the steps add) and ImageMagick warping the photo from the
+    corners the scene reports (the warp alone, with nothing to find: the floor)."""
+    scene = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "photo-scenes", "scene.py")
+    photo = os.path.join(work, "letter.jpg")
+    made = subprocess.run([sys.executable, scene, photo, json.dumps({"angle": 18, "tilt": 22, "shadow": True,
+                                                                      "size": [WIDTH, HEIGHT], "fill": 0.8})],
+                          check=True, capture_output=True, text=True)
+    corners = json.loads(made.stdout)["corners"]
+    config = os.path.join(work, "find-page.toml")
+    with open(config, "w") as f:
+        f.write(f'[daemon]\nstate_dir = "{state}"\n[library]\nroot = "{work}/library"\n[inbox]\npath = "{work}/inbox"\n'
+                '[[rule]]\nname = "phone"\ntarget = "Letter.pdf"\nfind_page = true\nclean = "auto"\n')
+    target, plain = os.path.join(work, "library", "Letter.pdf"), os.path.join(work, "plain.pdf")
+    def fresh(path):
+        return lambda: os.path.exists(path) and os.remove(path)
+    # The page's size in the photo's pixels: the longer upright side, A4's proportions.
+    height = round(max(math.dist(corners[0], corners[3]), math.dist(corners[1], corners[2])))
+    width = round(height * 210 / 297)
+    pairs = " ".join(f"{x:.1f},{y:.1f} {u},{v}" for (x, y), (u, v) in zip(corners, [(0, 0), (width, 0), (width, height), (0, height)]))
+    warp = ["convert", photo, "-distort", "Perspective", pairs, "-crop", f"{width}x{height}+0+0", "+repage",
+            "-quality", "85", os.path.join(work, "warped.jpg")]
+    steps, _ = timed([binary, "ingest", "--config", config, photo], fresh(target), runs)
+    alone, _ = timed([binary, "ingest", "--to", plain, photo, "--state-dir", state], fresh(plain), runs)
+    magick, _ = timed(warp, None, runs)
+    print(f"# find_page + clean on a {WIDTH} x {HEIGHT} photo of an A4 letter; median of {runs} runs")
+    print(f"ingest with find_page + clean {steps:.2f} s, without {alone:.2f} s: the steps {steps - alone:.2f} s; "
+          f"ImageMagick's warp from known corners {magick:.2f} s (ratio {(steps - alone) / magick:.2f})")
+    print(f"photo: find_page + clean on a 12 MP photo: {steps - alone:.2f} s (goal: under 1 s), "
+          f"ImageMagick's warp alone {magick:.2f} s")
 
 if __name__ == "__main__":
     main()

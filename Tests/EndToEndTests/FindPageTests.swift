@@ -86,6 +86,20 @@ import Testing
         #expect(lines.count >= 4, "tesseract read: \(text)")
     }
 
+    @Test func anIPhonesHEICOfALetterBecomesTheLetterToo() throws {
+        let scratch = try world()
+        try PhotoScenes.make(scratch.path + "/scene.jpg", ["angle": 10, "tilt": 18, "shadow": true, "size": [2000, 1500]])
+        try PhotoMaker.encode(scratch.path + "/scene.jpg", to: scratch.path + "/IMG_0042.heic", quality: 90, dpi: 72)
+        let run = try Binary.run(["ingest", "--config", "config.toml", "IMG_0042.heic"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("HEIC stored as JPEG (quality 90)") && run.stdout.contains("find_page: A4 sheet found"),
+                "\(run.stdout)")
+        let (width, height) = try pageSize(out(scratch))
+        #expect(abs(width - 595.3) < 1 && abs(height - 841.9) < 1, "A4, whatever the phone's 72 dpi says: \(width) x \(height)")
+        #expect(try difference(out(scratch), scratch.path + "/scene.jpg.page.png") < 12)
+        try PDFReaders.requireAllAgree(out(scratch), pages: 1)
+    }
+
     @Test func aFlatScanIsNeverCroppedAndAPhotoWithoutASheetIsLeftAsItIs() throws {
         let scratch = try world("find_page = true")
         try PhotoScenes.make(scratch.path + "/scan.jpg", ["flat": true])
