@@ -7,19 +7,10 @@ import Testing
 /// pages of the sheet alone, with its proportions, looking like the page, its text read by OCR.
 /// Checked from outside: pdfinfo's page size, a render against the page as drawn, tesseract.
 @Suite struct FindPageTests {
-    func world(_ steps: String = "find_page = true\nclean = \"auto\"") throws -> Scratch {
-        let scratch = try Scratch()
-        try scratch.write("config.toml", TestConfig.folders() + """
-            [[rule]]
-            name = "photos"
-            target = "Out.pdf"
-            \(steps)
+    /// A rule with these steps into library/Out.pdf (the page steps tests' world).
+    func world(_ steps: String = "find_page = true\nclean = \"auto\"") throws -> Scratch { try PageStepsTests().world(steps) }
 
-            """)
-        return scratch
-    }
-
-    var out: (Scratch) -> String { { $0.path + "/library/Out.pdf" } }
+    var out: (Scratch) -> String { PageStepsTests().out }
 
     /// The page as rendered (poppler, grey) against the page as drawn, both at the drawing's size
     /// and blurred a little (the photo's own blur): the mean difference, 0 to 255.
