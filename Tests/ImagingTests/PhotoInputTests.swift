@@ -7,9 +7,10 @@ import TrapperCore
 /// Phone photos (HEIC, AVIF, WebP) made by their own encoders go in as a JPEG does: upright, sized,
 /// readable by every reader, looking like the picture the format's own decoder shows.
 @Suite struct PhotoInputTests {
-    /// Makes `name` from the upright `pattern(64, 40)` stored turned by the inverse of `orientation`
-    /// (so that shown by it, it is upright): HEIF with that irot/imir and the same EXIF orientation
-    /// (an iPhone writes both; EXIF describes the coded image), WebP with it in its EXIF chunk.
+    /// Makes `name` from the upright `pattern(64, 40)` (also written as upright.png) stored turned
+    /// by the inverse of `orientation` (so that shown by it, it is upright): HEIF with that
+    /// irot/imir and the same EXIF orientation (an iPhone writes both; EXIF describes the coded
+    /// image), WebP with it in its EXIF chunk.
     static func orientedPhoto(_ scratch: ImageScratch, _ name: String, orientation: Int) throws {
         try scratch.python("""
             o = \(orientation)
@@ -19,40 +20,56 @@ import TrapperCore
             upright = pattern(64, 40)
             upright.save('upright.png')
             stored = upright.transpose(inverse[o]) if o in inverse else upright
-            pam(stored, 'stored.pam')
-            stored.save('stored.png')
-            open('exif.bin', 'wb').write(exif(orientation=o))
+            pam(stored, '\(name).pam')
+            stored.save('\(name).png')
+            open('\(name).exif', 'wb').write(exif(orientation=o))
             """)
         switch (name as NSString).pathExtension {
         case "webp":
-            try PhotoMaker.tool("cwebp", ["-quiet", "-lossless", scratch.path("stored.png"), "-o", scratch.path("plain.webp")])
-            try PhotoMaker.tool("webpmux", ["-set", "exif", scratch.path("exif.bin"), scratch.path("plain.webp"), "-o", scratch.path(name)])
+            try PhotoMaker.tool("cwebp", ["-quiet", "-lossless", scratch.path("\(name).png"), "-o", scratch.path("\(name).plain")])
+            try PhotoMaker.tool("webpmux", ["-set", "exif", scratch.path("\(name).exif"), scratch.path("\(name).plain"), "-o",
+                                            scratch.path(name)])
         default:
             try PhotoMaker.heif((name.hasSuffix(".avif") ? ["--avif"] : []) + [
                 "--quality", "95", "--chroma", "444", "--orientation", "\(orientation)", "--exif-orientation", "\(orientation)",
-                scratch.path("stored.pam"), scratch.path(name),
+                scratch.path("\(name).pam"), scratch.path(name),
             ])
         }
     }
 
-    @Test(arguments: ["in.heic", "in.avif", "in.webp"], 1...8)
-    func everyOrientationLandsUprightOnce(_ name: String, _ orientation: Int) throws {
+    /// All eight orientations of one format as the eight pages of one PDF: every reader opens it,
+    /// and each page renders upright.
+    @Test(arguments: ["heic", "avif", "webp"])
+    func everyOrientationLandsUprightOnce(_ format: String) throws {
         let scratch = try ImageScratch()
         defer { scratch.remove() }
-        try Self.orientedPhoto(scratch, name, orientation: orientation)
-        let pages = try scratch.convert(name, to: "out.pdf")
-        try scratch.requireReadersAgree("out.pdf", pages: 1)
+        var pages: [ImagePage] = []
+        for orientation in 1...8 {
+            try Self.orientedPhoto(scratch, "o\(orientation).\(format)", orientation: orientation)
+            pages.append(try ImageFiles.open(path: scratch.path("o\(orientation).\(format)"), limits: ImageLimits(defaultDPI: 72),
+                                             flate: ImageScratch.flate).page(0))
+        }
+        try Data(try ImagePage.newDocument(pages).serialized()).write(to: URL(fileURLWithPath: scratch.path("out.pdf")))
+        try scratch.requireReadersAgree("out.pdf", pages: 8)
         // Upright: 64 x 40 at the 72 dpi these tests assume, whichever way the pixels were stored.
-        #expect(try scratch.pageSizes("out.pdf")[0] == (64, 40), "\(name) orientation \(orientation)")
+        let sizes = try scratch.pageSizes("out.pdf")
+        #expect(sizes.count == 8 && sizes.allSatisfy { $0 == (64, 40) }, "\(format): \(sizes)")
         // HEVC and AV1 at quality 95 and a JPEG at 90 stray by about 4.5 on this noisy pattern; a
         // wrong turn or flip puts other quadrants' colours on top and differs by over 60.
-        let difference = try scratch.python("print(meandiff(render('out.pdf'), Image.open('upright.png')))")
-        #expect((Double(difference) ?? 999) < 8, "\(name) orientation \(orientation): render differs by \(difference) on average")
-        if name.hasSuffix(".webp") {
-            // WebP's orientation is a matrix on the page, as for a JPEG; the pixels are stored as they came.
-            #expect(pages[0].orientation == ImageOrientation(rawValue: orientation))
-        } else {
-            #expect(pages[0].orientation == .up, "libheif turns HEIF pixels while decoding")
+        let differences = try scratch.python("""
+            print(' '.join('%.2f' % meandiff(render('out.pdf', page), Image.open('upright.png')) for page in range(1, 9)))
+            """).split(separator: " ").map { Double($0) ?? 999 }
+        for (index, difference) in differences.enumerated() {
+            #expect(difference < 8, "\(format) orientation \(index + 1): render differs by \(difference) on average")
+        }
+        #expect(differences.count == 8)
+        for (index, page) in pages.enumerated() {
+            if format == "webp" {
+                // WebP's orientation is a matrix on the page, as for a JPEG; the pixels are stored as they came.
+                #expect(page.orientation == ImageOrientation(rawValue: index + 1))
+            } else {
+                #expect(page.orientation == .up, "libheif turns HEIF pixels while decoding")
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import TrapperCore
 /// readers (every one, whatever the sniff says, so each sees every input), each of which may
 /// throw `ImageInputError`, never crash or allocate past `limits`. What parses becomes a page and a
 /// one-page PDF, as ingesting it would: PNG samples unfiltered, CCITT strips cut out, sizes and
-/// resolutions written as PDF numbers.
+/// resolutions written as PDF numbers. Last, the bytes as a grey photo for `SheetFinder`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImageHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
@@ -28,6 +28,14 @@ public func fuzzImageHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         }
     }
     for page in pages { _ = try? ImagePage.newDocument([page]).serialized() }
+    // The bytes as a grey picture for find_page's sheet finder: its width from the first byte, so
+    // that every shape is tried; corners, lines and proportions must never trap or loop.
+    if bytes.count > 2 {
+        let width = 32 + Int(bytes[0]) % 96
+        let pixels = Array(bytes.dropFirst())
+        let height = pixels.count / width
+        if height >= 32 { _ = SheetFinder.find(gray: pixels, width: width, height: height) }
+    }
     return 0
 }
 
