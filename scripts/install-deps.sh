@@ -21,6 +21,9 @@ tool_packages+=(chromium chromium-driver)
 # photos: libheif's (heif-enc, heif-convert; heif-make is built on libheif-dev), libavif's avifenc
 # (10-bit AVIF), libwebp's cwebp, webpmux and dwebp.
 tool_packages+=(libheif-examples libavif-bin webp)
+# ImageMagick warps the rendered pages of the find_page tests into phone photos (-distort
+# Perspective), and is the warp bench/photo.py times ours against.
+tool_packages+=(imagemagick)
 # From PyPI: independent readers run against every PDF the project writes (pypdf, pypdfium2), the
 # test images' maker (Pillow), a signer and validator for signed targets (pyHanko), and the
 # WebDriver client the workspace's browser tests drive Chromium with (selenium).
