@@ -48,7 +48,8 @@ public enum PageProcessor {
                 break
             }
         }
-        if steps.clean == .auto {
+        // A bitmap (a lineart scan, a G4 TIFF) has no light to even out.
+        if steps.clean == .auto, pix.depth > 1 {
             pix = try PhotoSheet.clean(pix)
             _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
             changed = true
