@@ -42,17 +42,12 @@ struct WebPPhoto {
             hasAlpha ? webp.WebPDecodeRGBAInto(bytes, bytes.count, output.baseAddress, output.count, Int32(width * 4))
                 : webp.WebPDecodeRGBInto(bytes, bytes.count, output.baseAddress, output.count, Int32(width * 3))
         }
-        guard decoded != nil else {
-            // The header was whole; the picture data is not (or is damaged).
-            var features = WebPBitstreamFeatures()
-            let status = webp.WebPGetFeaturesInternal(bytes, bytes.count, &features, WEBP_DECODER_ABI_VERSION)
-            throw status == VP8_STATUS_OK ? ImageInputError.decodeFailed(.webp, "libwebp could not decode the picture data")
-                : Self.error(status)
-        }
-        let (color, alpha) = plane.withUnsafeBufferPointer {
-            PhotoSamples.split($0.baseAddress!, width: width, height: height, stride: width * channels, hasAlpha: hasAlpha,
-                               premultiplied: false)
-        }
+        // The header and the RIFF size were whole (ImageFiles checks them): the picture data is damaged.
+        guard decoded != nil else { throw ImageInputError.decodeFailed(.webp, "libwebp could not decode the picture data") }
+        // RGB is decoded straight into the raster's samples; RGBA is split into colour and alpha.
+        let (color, alpha) = hasAlpha ? plane.withUnsafeBufferPointer {
+            PhotoSamples.split($0.baseAddress!, width: width, height: height, stride: width * 4, hasAlpha: true, premultiplied: false)
+        } : (Raster(width: width, height: height, channels: 3, depth: 8, bytesPerLine: width * 3, samples: plane), nil)
         let chunks = try Self.chunks(bytes, ["EXIF", "ICCP"])
         var exif = (resolution: ImageResolution?.none, orientation: Int?.none)
         if var block = chunks["EXIF"] {
