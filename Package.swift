@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
 
         // The workspace: HTTP through libmicrohttpd, sessions, routes, live events; its pages are in web/.
-        .target(name: "Web", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Hashing", "CMicroHTTPD", "CLinux"]),
+        .target(name: "Web", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Hashing", "CMicroHTTPD", "CLinux"]),
 
         .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning", "Web"]),
 

@@ -339,6 +339,8 @@ public final class InboxDaemon {
                                      end: outcome.applied?.end, reason: outcome.summary))
             if let applied = outcome.applied {
                 companion?.revisionLanded(target: applied.target, end: applied.end, operation: applied.operations.first ?? "edit")
+                // A page cut again lost its text layer, and is queued to be read again.
+                if applied.operations.contains("reframe") { ocrWorkers?.poke() }
             }
             if outcome.applied == nil {
                 for problem in outcome.problems.dropFirst() { log.log(.warning, "pdftrapper:   \(problem)") }

@@ -16,6 +16,17 @@ public enum PageProcessor {
         public var separator: SeparatorSheet?
         /// What was done, for the log and the history: "deskewed by 1.8°, encoded again as JPEG (quality 85)".
         public var notes: [String]
+        /// With `find_page`: the photo to keep beside the page, so that it can be cut again.
+        public var photo: PhotoToKeep?
+    }
+
+    /// The photo `find_page` cut a page from, to be kept in the file with the page (`KeptPhoto`).
+    public struct PhotoToKeep {
+        /// The photo's image to add to the file; nil when the page's own image is the photo
+        /// (nothing was cut or changed), which is then kept by reference alone.
+        public var picture: ImagePage?
+        /// All but `image`, which is set once the photo's object is written.
+        public var kept: KeptPhoto
     }
 
     /// `bytes` is the image file, `index` the page of it (a multi-page TIFF's), `page` that page as
@@ -28,19 +39,23 @@ public enum PageProcessor {
         // Leptonica's own notes ("not enough confidence to get orientation") are not the daemon's log.
         _ = lept.setMsgSeverity(Int32(L_SEVERITY_ERROR))
         let format = FileKind.sniff(bytes).imageFormat
-        guard var pix = try decode(bytes, index: index, format: format, page: page) else {
+        guard let decoded = try decode(bytes, index: index, format: format, page: page) else {
             throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not decode the page for its page steps")
         }
-        pix = try oriented(pix, page.orientation)
+        var pix = try oriented(decoded, page.orientation)
+        let (photoWidth, photoHeight) = (Double(pix.width), Double(pix.height))
         var dpi = max(1, Int((Double(pix.width) / page.widthPoints * 72).rounded()))
         _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
         var changed = false
         // A sheet of a paper size found in a photo is that size to the point, not to the whole dpi.
         var paperResolution: ImageResolution? = nil
+        let photoDPI = dpi
+        var cutAlong = KeptPhoto.wholePhoto
         if steps.findPage {
             switch try PhotoSheet.find(pix, dpi: dpi) {
-            case .found(let sheet, let sheetDPI, let resolution, let note):
+            case .found(let sheet, let sheetDPI, let resolution, let corners, let note):
                 (pix, dpi, paperResolution, changed) = (sheet, sheetDPI, resolution, true)
+                cutAlong = corners.map { SheetFinder.Point(($0.x + 0.5) / photoWidth, ($0.y + 0.5) / photoHeight) }
                 result.notes.append(note)
             case .leftAsItIs(let note?):
                 result.notes.append(note)
@@ -100,25 +115,46 @@ public enum PageProcessor {
                 }
             }
         }
-        let bilevel = steps.compress == .bilevel || (steps.compress == .auto && isTextOnWhite(pix))
-        if bilevel, pix.depth != 1 || changed {
-            result.page = try encode(bilevel: pix, dpi: dpi, flate: flate)
-            result.notes.append("stored as bilevel CCITT G4")
-        } else if changed {
-            // A JPEG stays a JPEG (one more lossy encoding, said in the log), and so does a photo
-            // stored as one; anything lossless stays lossless.
-            let storedAsJPEG = format == .jpeg || (format?.isDecodedPhoto == true && page.image.dictionary[.filter] == .name("DCTDecode"))
-            let jpeg = storedAsJPEG && steps.compress != .lossless && (pix.depth == 8 || pix.depth == 32)
-                && lept.pixGetColormap(pix.pix) == nil
-            let quality = format == .jpeg ? steps.reencodingQuality : steps.photoEncoding.jpegQuality
-            result.page = try encode(pix, dpi: dpi, jpegQuality: jpeg ? quality : nil, flate: flate)
+        let bilevel = isBilevel(steps.compress, pix)
+        // A JPEG stays a JPEG (one more lossy encoding, said in the log), and so does a photo
+        // stored as one; anything lossless stays lossless.
+        let storedAsJPEG = format == .jpeg || (format?.isDecodedPhoto == true && page.image.dictionary[.filter] == .name("DCTDecode"))
+        let quality = format == .jpeg ? steps.reencodingQuality : steps.photoEncoding.jpegQuality
+        let encodedAgain = changed || (bilevel && pix.depth != 1)
+        if encodedAgain {
+            let stored: String
+            (result.page, stored) = try store(pix, dpi: dpi, bilevel: bilevel,
+                                              jpegQuality: storedAsJPEG && steps.compress != .lossless ? quality : nil, flate: flate)
             // The colours are still in the photo's profile (a deskew moves pixels, it does not convert them).
-            if pix.depth == 32 { result.page.colorProfile = page.colorProfile }
-            result.notes.append(pix.depth == 1 ? "encoded again as CCITT G4"
-                                : jpeg ? "encoded again as JPEG (quality \(quality))" : "encoded again losslessly (PNG)")
+            if pix.depth == 32, !bilevel { result.page.colorProfile = page.colorProfile }
+            result.notes.append(stored)
         }
         if let paperResolution { result.page = result.page.shown(at: paperResolution) }
+        if steps.findPage {
+            let kept = KeptPhoto(image: PDFReference(0), orientation: page.orientation, width: Int(photoWidth), height: Int(photoHeight),
+                                 dpi: photoDPI, corners: cutAlong,
+                                 clean: steps.clean == .auto, compress: steps.compress, jpegQuality: quality, ocr: steps.ocr)
+            result.photo = PhotoToKeep(picture: encodedAgain ? try PhotoReframe.keepable(page, decoded: decoded, flate: flate) : nil,
+                                       kept: kept)
+        }
         return result
+    }
+
+    /// Whether a page is stored bilevel: `compress = "bilevel"`, or `"auto"` and text on white.
+    static func isBilevel(_ compress: Compression, _ pix: LeptonicaPix) -> Bool {
+        compress == .bilevel || (compress == .auto && isTextOnWhite(pix))
+    }
+
+    /// `pix` stored as a page's picture: bilevel as CCITT G4, else as JPEG at `jpegQuality` when
+    /// given and the pixels allow it, else losslessly; with what was done, for the history.
+    static func store(_ pix: LeptonicaPix, dpi: Int, bilevel: Bool, jpegQuality: Int?, flate: any FlateCoding) throws
+        -> (page: ImagePage, note: String)
+    {
+        if bilevel { return (try encode(bilevel: pix, dpi: dpi, flate: flate), "stored as bilevel CCITT G4") }
+        let quality = (pix.depth == 8 || pix.depth == 32) && pix.lept.pixGetColormap(pix.pix) == nil ? jpegQuality : nil
+        let page = try encode(pix, dpi: dpi, jpegQuality: quality, flate: flate)
+        return (page, pix.depth == 1 ? "encoded again as CCITT G4"
+                : quality.map { "encoded again as JPEG (quality \($0))" } ?? "encoded again losslessly (PNG)")
     }
 
     /// The clockwise turn (0, 90, 180, 270) that stands the text of a grey raster upright; 0 when

@@ -9,7 +9,8 @@ enum PhotoSheet {
     enum Outcome {
         /// The sheet alone, upright, at `dpi`; a sheet snapped to a paper size has that size exactly
         /// at `resolution`.
-        case found(LeptonicaPix, dpi: Int, resolution: ImageResolution?, note: String)
+        /// `corners`: where it was cut in the picture's pixels, clockwise from the top left.
+        case found(LeptonicaPix, dpi: Int, resolution: ImageResolution?, corners: [SheetFinder.Point], note: String)
         /// Nothing cropped; a note when no sheet was found (a picture that is all sheet needs none).
         case leftAsItIs(String?)
     }
@@ -53,7 +54,10 @@ enum PhotoSheet {
 
     /// The quadrilateral `corners` (clockwise from the top left, in `pix`'s pixels) as a rectangle as
     /// tall as its longer upright side and as wide as the sheet's proportions say.
-    static func warp(_ pix: LeptonicaPix, corners: [SheetFinder.Point], sheet: SheetFinder.Sheet, dpi: Int) throws -> Outcome {
+    /// `given`: the corners are a person's (`reframe`), not found, and the note says so.
+    static func warp(_ pix: LeptonicaPix, corners: [SheetFinder.Point], sheet: SheetFinder.Sheet, dpi: Int, given: Bool = false) throws
+        -> Outcome
+    {
         let lept = pix.lept
         func distance(_ a: SheetFinder.Point, _ b: SheetFinder.Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
         let height = Int(max(distance(corners[0], corners[3]), distance(corners[1], corners[2])).rounded())
@@ -96,8 +100,10 @@ enum PhotoSheet {
         }
         _ = lept.pixSetResolution(cropped.pix, Int32(sheetDPI), Int32(sheetDPI))
         let shape = sheet.paper.map { "\($0.name) sheet" } ?? String(format: "sheet of %.3f:1", max(sheet.aspect, 1 / sheet.aspect))
-        return .found(cropped, dpi: sheetDPI, resolution: resolution,
-                      note: "find_page: \(shape) found, perspective undone and cropped (\(pix.width)x\(pix.height) to \(width)x\(height) pixels)")
+        let sizes = "(\(pix.width)x\(pix.height) to \(width)x\(height) pixels)"
+        return .found(cropped, dpi: sheetDPI, resolution: resolution, corners: corners,
+                      note: given ? "cut again from its photo along the corners given: \(shape), perspective undone \(sizes)"
+                        : "find_page: \(shape) found, perspective undone and cropped \(sizes)")
     }
 
     /// Uneven light evened out and the paper made white, text and pictures kept. The paper's

@@ -72,6 +72,8 @@ struct DocumentInfo: Sendable {
         var mediaBox: [Double]
         var cropBox: [Double]
         var rotation: Int
+        /// The photo `find_page` cut the page from, when the file keeps it (`reframe`).
+        var photo: KeptPhoto?
         var shown: ShownPage { ShownPage(mediaBox: mediaBox, cropBox: cropBox, rotation: rotation) }
     }
 
@@ -92,12 +94,17 @@ struct DocumentInfo: Sendable {
         let editor = try PDFPageEditor(reader: PDFTailReader(source: source, decoder: FlateStreamDecoder()))
         let pages = try (0..<editor.pageCount).map { index in
             Page(mediaBox: try editor.mediaBox(ofPage: index), cropBox: try editor.cropBox(ofPage: index),
-                 rotation: try editor.rotation(ofPage: index))
+                 rotation: try editor.rotation(ofPage: index), photo: try editor.keptPhoto(ofPage: index))
         }
         let history = (try? RevisionHistory.read(source, decoder: FlateStreamDecoder())) ?? []
         let list: [[String: Any]] = pages.map { page in
             let shown = page.shown
-            return ["width": WebJSON.rounded(shown.width), "height": WebJSON.rounded(shown.height), "rotate": page.rotation]
+            var entry: [String: Any] = ["width": WebJSON.rounded(shown.width), "height": WebJSON.rounded(shown.height),
+                                        "rotate": page.rotation]
+            if let photo = page.photo {
+                entry["photo"] = ["width": photo.width, "height": photo.height, "corners": photo.corners.map { [$0.x, $0.y] }]
+            }
+            return entry
         }
         let json = Array(try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]))
         return DocumentInfo(path: path, identity: identity, end: length, pages: pages, history: history, pagesJSON: json)

@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import Glibc
+import Imaging
 import PDFAccess
 import TrapperCore
 
@@ -34,6 +35,20 @@ final class PageImages: @unchecked Sendable {
                 return try PNGWriter.encode(width: rendered.raster.width, height: rendered.raster.height, bitDepth: 8, channels: 3,
                                             samples: rendered.raster.samples, dpi: Double(rendered.dpi), flate: ZlibFlate())
             }
+        }
+    }
+
+    /// The photo page `index` (0-based) of `document` (the file as it is) was cut from, upright,
+    /// `width` pixels wide at most, as a JPEG; nil when the page keeps none.
+    func photo(_ document: DocumentInfo, page index: Int, width: Int) throws -> [UInt8]? {
+        guard let photo = document.pages[index].photo else { return nil }
+        let key = "photo\u{0}\(document.path)\u{0}\(document.identity)\u{0}\(document.end)\u{0}\(index)\u{0}\(width)"
+        return try pictures.value(key) {
+            let source = try PDFFileSource(path: document.path)
+            let editor = try PDFPageEditor(reader: PDFTailReader(source: PDFPrefixSource(source, length: document.end),
+                                                                 decoder: FlateStreamDecoder()))
+            guard let image = try editor.image(of: photo) else { throw ImageInputError.decodeFailed(.jpeg, "the kept photo is not an image") }
+            return try PhotoReframe.picture(photo, image: image, width: width, flate: ZlibFlate())
         }
     }
 

@@ -154,6 +154,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         case ("GET", "/api/library"): return libraryList()
         case ("GET", "/api/document"): return document(request)
         case ("GET", "/api/page"): return page(request)
+        case ("GET", "/api/photo"): return photo(request)
         case ("GET", "/api/words"): return words(request)
         case ("GET", "/api/annotations"): return annotations(request)
         case ("GET", "/api/signatures"): return signatureList()
@@ -268,6 +269,17 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
             return try answer(path, info, number - 1)
         } catch {
             return WebJSON.error(422, "\(relative): page \(number): \(error)")
+        }
+    }
+
+    /// The photo a page was cut from (`reframe` in the browser), upright, at most `width` wide.
+    private func photo(_ request: HTTPRequest) -> HTTPResponse {
+        guard let width = request.query("width").flatMap(Int.init), (16...4000).contains(width) else {
+            return WebJSON.error(400, "width= (16 to 4000 pixels) is needed")
+        }
+        return onPage(request) { _, info, index in
+            guard let picture = try pages.photo(info, page: index, width: width) else { return HTTPResponse(status: 404) }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store")], body: .bytes(picture))
         }
     }
 

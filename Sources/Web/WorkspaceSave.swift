@@ -34,11 +34,14 @@ struct WorkspaceSave {
                 pages.append(edit)
                 continue
             }
-            guard markupOps.contains(op) else { throw Refusal(status: 422, message: "edit \(index + 1): unknown op \"\(op)\"") }
+            guard markupOps.contains(op) || op == "reframe" else {
+                throw Refusal(status: 422, message: "edit \(index + 1): unknown op \"\(op)\"")
+            }
             guard let page = edit["page"] as? Int, info.pages.indices.contains(page - 1) else {
                 throw Refusal(status: 422, message: "edit \(index + 1) (\(op)): the document has pages 1 to \(info.pages.count)")
             }
-            markup.append(try converted(edit, op: op, page: info.pages[page - 1].shown, index: index + 1))
+            // A reframe's corners are fractions of the photo, not points of the page: they go as they came.
+            markup.append(op == "reframe" ? edit : try converted(edit, op: op, page: info.pages[page - 1].shown, index: index + 1))
         }
         return ["target": relative, "base_end": baseEnd, "units": "pt", "origin": "bottom-left", "edit": markup + pages]
     }

@@ -333,10 +333,10 @@ import Testing
             #"edits/x.toml:8:10: edit[1].pages: the range 3-1 runs backwards (write 1-3)"#,
             #"edits/x.toml:9:11: edit[1].degrees must be a non-zero multiple of 90 from -270 to 270, not the integer 45"#,
             #"edits/x.toml:10:1: unknown key "angle" in [edit[1]] (rotate takes pages, degrees)"#,
-            #"edits/x.toml:13:6: edit[2].op: unknown op "rotat" (did you mean "rotate"?); the ops are rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, signature, erase"#,
+            #"edits/x.toml:13:6: edit[2].op: unknown op "rotat" (did you mean "rotate"?); the ops are rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, reframe, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, signature, erase"#,
             #"edits/x.toml:15:1: edit[3] (ink) is missing the required key "page""#,
             #"edits/x.toml:15:1: edit[3] (ink) is missing the required key "strokes""#,
-            #"edits/x.toml:18:1: edit[4] is missing the required key "op" (one of rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, signature, erase)"#,
+            #"edits/x.toml:18:1: edit[4] is missing the required key "op" (one of rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, reframe, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, signature, erase)"#,
         ])
     }
 
@@ -557,5 +557,33 @@ import Testing
         #expect(try parse("target = \"a.pdf\"\n" + edits).edits.count == 10_000)
         #expect(problems("target = \"a.pdf\"\n" + edits + "[[edit]]\nop = \"rotate\"\ndegrees = 90\n")
                 == ["s.toml:2:3: the script has 10001 edits, more than the limit of 10000; split it into several scripts"])
+    }
+
+    // MARK: reframe
+
+    /// Corners in any order are taken clockwise from the top left, as the photo shows them.
+    @Test func reframeTakesFourCornersOfThePhotoInAnyOrder() throws {
+        let edits = try operations("[[edit]]\nop = \"reframe\"\npage = 2\ncorners = [[0.9, 0.95], [0.1, 0.1], [0.05, 0.9], [0.8, 0]]\n")
+        let expected = [SheetFinder.Point(0.1, 0.1), SheetFinder.Point(0.8, 0), SheetFinder.Point(0.9, 0.95), SheetFinder.Point(0.05, 0.9)]
+        #expect(edits == [.reframe(page: 2, corners: expected)])
+        let json = try parse(#"{"target": "a.pdf", "edit": [{"op": "reframe", "page": 1, "corners": [[0, 0], [1, 0], [1, 1], [0, 1]]}]}"#,
+                             file: "s.json")
+        #expect(json.edits.map(\.operation) == [.reframe(page: 1, corners: KeptPhoto.wholePhoto)])
+    }
+
+    @Test func reframeCornersThatMakeNoPageAreRefusedWhereTheyStand() {
+        let head = "target = \"a.pdf\"\n[[edit]]\nop = \"reframe\"\npage = 1\n"
+        #expect(problems(head + "corners = [[0, 0], [1, 0], [1, 1]]\n")
+                == ["s.toml:5:11: edit[1].corners must be four corners [[x, y], [x, y], [x, y], [x, y]], fractions of the photo "
+                    + "from 0 to 1, not an array"])
+        #expect(problems(head + "corners = [[0, 0], [1.5, 0], [1, 1], [0, 1]]\n")
+                == ["s.toml:5:20: edit[1].corners[2] = [1.5, 0] lies outside the photo: x and y are fractions of its width and height, "
+                    + "from 0 to 1"])
+        #expect(problems(head + "corners = [[0, 0], [1, 0], [0.5, 0.1], [0.5, 0.05]]\n")
+                == ["s.toml:5:11: edit[1].corners: the four corners do not make a convex shape"])
+        #expect(problems(head + "corners = [[0.5, 0.5], [0.55, 0.5], [0.55, 0.55], [0.5, 0.55]]\n")
+                == ["s.toml:5:11: edit[1].corners: the four corners enclose less than a hundredth of the photo"])
+        #expect(problems("target = \"a.pdf\"\n[[edit]]\nop = \"reframe\"\npage = 1\n")
+                .first?.contains("missing the required key \"corners\"") == true)
     }
 }

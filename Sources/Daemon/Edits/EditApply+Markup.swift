@@ -15,6 +15,10 @@ extension EditApply {
         let date: Date
         /// New files `extract` makes once every edit has been done.
         private(set) var extracts: [(path: String, pages: [PDFPageSnapshot], selection: PageSelection)] = []
+        /// What edits did beyond their names, for the history ("page 2 reframe: A4 sheet …").
+        var notes: [String] = []
+        /// Pages whose text layer an edit took away, to be read by OCR again.
+        var readAgain: [(page: PDFReference, languages: [String])] = []
         private var search: PDFTextSearch?
         /// The document as it is on disk, for the box and rotation poppler measures a page by.
         private var original: PDFPageEditor?

@@ -59,6 +59,8 @@ public enum EditApply {
         try checkBase(script)
         var pageCount = 0, pagesBefore = 0
         var extracted: [String] = []
+        var notes: [String] = []
+        var readAgain: [(page: PDFReference, languages: [String])] = []
         /// Every edit on the editor, then the extracted files written (so that any edit that fails
         /// comes before any file is made).
         func edit(_ reader: PDFTailReader) throws -> PDFPageEditor {
@@ -85,6 +87,7 @@ public enum EditApply {
             if refused.count == 1 { throw refused[0] }
             if !refused.isEmpty { throw Refusals(all: refused) }
             pageCount = editor.pageCount
+            (notes, readAgain) = (context.notes, context.readAgain)
             extracted = try context.writeExtracts(store: store, scriptName: name, sha256: sha256)
             return editor
         }
@@ -102,8 +105,9 @@ public enum EditApply {
                     if let info = changes.info { writer.info = info }
                     return RevisionRecord(operation: .edit, date: date, base: 0, pagesAdded: editor.pageCount - pagesBefore,
                                           inputs: [.init(name: name, sha256: sha256, pages: 0)],
-                                          note: "\(name): " + script.edits.map(\.operation.name).joined(separator: ", "))
+                                          note: "\(name): " + (script.edits.map(\.operation.name) + notes).joined(separator: ", "))
                 }.end
+                queueOCR(readAgain, target: script.target, store: store)
             } else {
                 // Only extracts: the target is read, never written.
                 _ = try edit(try store.reader(script.target))
@@ -201,6 +205,8 @@ public enum EditApply {
             throw EditApplyError("undo and redo stand alone in a script")
         case .markup, .signature, .erase:
             try applyMarkup(operation, markup, &editor)
+        case .reframe(let page, let corners):
+            try reframe(page: page, corners: corners, markup, &editor)
         }
     }
 }
@@ -230,6 +236,7 @@ extension EditOperation {
         case .markup(let markup): markup.op
         case .signature: "signature"
         case .erase: "erase"
+        case .reframe: "reframe"
         case .undo: "undo"
         case .redo: "redo"
         }

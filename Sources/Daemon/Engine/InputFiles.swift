@@ -135,12 +135,12 @@ final class ProcessedImageInput: InputDocument {
     let pageCount: Int
     let stepsNote: String?
     let separators: [FoundSeparator]
-    private let pages: [(page: ImagePage, rotate: Int)]
+    private let pages: [(page: ImagePage, rotate: Int, photo: PageProcessor.PhotoToKeep?)]
 
     init(path: String, name: String, steps: PageSteps, blankIsEmpty: Bool, limits: ImageLimits, flate: any FlateCoding) throws {
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
         let document = try ImageFiles.open(bytes: bytes, limits: limits, photo: steps.photoEncoding, flate: flate)
-        var kept: [(page: ImagePage, rotate: Int)] = []
+        var kept: [(page: ImagePage, rotate: Int, photo: PageProcessor.PhotoToKeep?)] = []
         var notes: [String] = []
         var separators: [FoundSeparator] = []
         var blanks = 0
@@ -154,7 +154,7 @@ final class ProcessedImageInput: InputDocument {
                 blanks += 1
                 continue
             }
-            kept.append((result.page, result.rotate))
+            kept.append((result.page, result.rotate, result.photo))
             if !result.notes.isEmpty {
                 notes.append((document.pageCount > 1 ? "page \(index + 1) " : "") + result.notes.joined(separator: ", "))
             }
@@ -180,6 +180,18 @@ final class ProcessedImageInput: InputDocument {
     {
         var dictionary = try pages[index].page.addObjects(to: &sink)
         if pages[index].rotate != 0 { dictionary["Rotate"] = .integer(pages[index].rotate) }
+        if let photo = pages[index].photo {
+            // The photo the page was cut from, so that `reframe` can cut it again: its own object,
+            // or the page's image when that is the photo as it came.
+            var kept = photo.kept
+            if let picture = photo.picture {
+                kept.image = try picture.addImage(to: &sink)
+            } else if case .dictionary(let resources)? = dictionary["Resources"], case .dictionary(let images)? = resources["XObject"],
+                      case .reference(let image)? = images["Im0"] {
+                kept.image = image
+            }
+            for (key, value) in kept.pageEntries(date: Date()) { dictionary[key] = value }
+        }
         return dictionary
     }
 }

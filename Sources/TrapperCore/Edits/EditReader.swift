@@ -15,6 +15,7 @@ struct EditReader {
         "crop": ["pages", "box"],
         "metadata": ["title", "author", "subject", "keywords"],
         "bookmark": ["title", "page"],
+        "reframe": ["page", "corners"],
         "undo": ["steps"],
         "redo": ["steps"],
     ]
@@ -101,6 +102,12 @@ struct EditReader {
             }
             guard let title, let page else { return nil }
             return .bookmark(title: title, page: page)
+        case "reframe":
+            let page = required("page", &table, place) {
+                $0.integer("page", in: 1...PageSelection.maxPage, what: "a page number")
+            }
+            guard let corners = required("corners", &table, place, { photoCorners(&$0) }), let page else { return nil }
+            return .reframe(page: page, corners: corners)
         case "undo", "redo":
             let steps = table.table["steps"] == nil ? 1 : table.integer("steps", in: 1...Self.maxSteps, what: "a number of steps")
             guard let steps else { return nil }
@@ -148,6 +155,52 @@ struct EditReader {
         let problems = box.areaProblems(TableReader.format)
         for problem in problems { log.add("\(table.qualified("box")): \(problem)", at: location) }
         return problems.isEmpty ? box : nil
+    }
+
+    /// `corners = [[x, y], [x, y], [x, y], [x, y]]`: fractions of the photo (0 to 1, y down), in any
+    /// order, making a convex shape of at least a hundredth of the photo.
+    private func photoCorners(_ table: inout TableReader) -> [SheetFinder.Point]? {
+        let node = table.table["corners"]!
+        let shape = "four corners [[x, y], [x, y], [x, y], [x, y]], fractions of the photo from 0 to 1"
+        guard case .array(let items) = node.value, items.count == 4 else {
+            table.complain("corners", node, expected: shape)
+            return nil
+        }
+        var points: [SheetFinder.Point] = []
+        for (index, item) in items.enumerated() {
+            let numbers: [Double]
+            if case .array(let pair) = item.value, pair.count == 2 {
+                numbers = pair.compactMap {
+                    switch $0.value {
+                    case .integer(let value): Double(value)
+                    case .float(let value): value
+                    default: nil
+                    }
+                }
+            } else {
+                numbers = []
+            }
+            let name = "\(table.qualified("corners"))[\(index + 1)]"
+            guard numbers.count == 2, numbers.allSatisfy(\.isFinite) else {
+                log.add("\(name) must be [x, y], two numbers, not \(TableReader.describe(item.value))", at: item.location)
+                return nil
+            }
+            guard numbers.allSatisfy({ (0...1).contains($0) }) else {
+                log.add("\(name) = [\(TableReader.format(numbers[0])), \(TableReader.format(numbers[1]))] lies outside the photo: "
+                        + "x and y are fractions of its width and height, from 0 to 1", at: item.location)
+                return nil
+            }
+            points.append(SheetFinder.Point(numbers[0], numbers[1]))
+        }
+        guard let ordered = SheetFinder.quadrilateral(points) else {
+            log.add("\(table.qualified("corners")): the four corners do not make a convex shape", at: node.location)
+            return nil
+        }
+        guard SheetFinder.quadArea(ordered) >= 0.01 else {
+            log.add("\(table.qualified("corners")): the four corners enclose less than a hundredth of the photo", at: node.location)
+            return nil
+        }
+        return ordered
     }
 
     /// A key the op does not take: with the nearest of its keys as a hint, or else the keys it takes.

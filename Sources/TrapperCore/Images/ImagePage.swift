@@ -76,6 +76,12 @@ extension ImagePage {
 
     /// Adds only the image (and soft mask) to `sink`; returns the page for `PDFPageTree.addPages`.
     public func newPage(addingImageTo sink: inout some PDFObjectSink) throws -> PDFNewPage {
+        let resources: PDFDictionary = ["XObject": .dictionary(["Im0": .reference(try addImage(to: &sink))])]
+        return PDFNewPage(width: widthPoints, height: heightPoints, resources: resources, content: content)
+    }
+
+    /// Adds the image XObject to `sink`, with its soft mask and its ICC profile; returns its reference.
+    public func addImage(to sink: inout some PDFObjectSink) throws -> PDFReference {
         var image = self.image
         if let softMask {
             image.dictionary["SMask"] = .reference(try sink.add(.stream(softMask)))
@@ -86,9 +92,7 @@ extension ImagePage {
             let profile = try sink.add(.stream(PDFStream(dictionary: dictionary, data: colorProfile.compressed)))
             image.dictionary["ColorSpace"] = [.name("ICCBased"), .reference(profile)]
         }
-        let imageReference = try sink.add(.stream(image))
-        let resources: PDFDictionary = ["XObject": .dictionary(["Im0": .reference(imageReference)])]
-        return PDFNewPage(width: widthPoints, height: heightPoints, resources: resources, content: content)
+        return try sink.add(.stream(image))
     }
 
     /// A new PDF file holding `pages` in order.

@@ -84,10 +84,29 @@ public enum SheetFinder {
             return .notFound(String(format: "the paper is hardly brighter than what is around it (%.0f against %.0f)",
                                     insideMean, outsideMean))
         }
+        return .sheet(sheet(corners: corners, width: width, height: height))
+    }
+
+    /// The sheet whose photo is the quadrilateral `corners` (clockwise from the top left) in a
+    /// `width` × `height` picture: its proportions with the perspective taken out, snapped to a
+    /// paper size within 2%.
+    public static func sheet(corners: [Point], width: Int, height: Int) -> Sheet {
         var aspect = aspectRatio(corners, center: Point(Double(width) / 2, Double(height) / 2))
         let paper = snapped(aspect)
         if let paper { aspect = aspect >= 1 ? paper.height / paper.width : paper.width / paper.height }
-        return .sheet(Sheet(corners: corners, aspect: aspect, paper: paper))
+        return Sheet(corners: corners, aspect: aspect, paper: paper)
+    }
+
+    /// Four points in any order as a convex quadrilateral, clockwise on a picture (y down) from
+    /// the corner nearest the top left; nil when they make no convex shape.
+    public static func quadrilateral(_ points: [Point]) -> [Point]? {
+        guard points.count == 4 else { return nil }
+        let middle = Point(points.reduce(0) { $0 + $1.x } / 4, points.reduce(0) { $0 + $1.y } / 4)
+        // With y down, a growing angle turns clockwise as the picture shows it.
+        var around = points.sorted { atan2($0.y - middle.y, $0.x - middle.x) < atan2($1.y - middle.y, $1.x - middle.x) }
+        let first = around.indices.min { around[$0].x + around[$0].y < around[$1].x + around[$1].y }!
+        around = Array(around[first...] + around[..<first])
+        return isConvex(around) ? around : nil
     }
 
     // MARK: Threshold and region

@@ -55,6 +55,7 @@ extension PDFPageEditor {
     public mutating func flatten(_ index: Int, _ form: AppearanceForm, prefix: String = "PTForm") throws {
         makeUnique()
         let page = try located(index, .flatten)
+        guard tree.pages[page].picture == nil else { throw PDFPageEditError(.flatten, page: index, .reframedAndFlattened) }
         var overlay = try tree.pages[page].overlay ?? Self.wrapping(.flatten, page: index) { try readOverlay(page) }
         var number = 0
         while overlay.xobjects[PDFName("\(prefix)\(number)")] != nil || overlay.forms.contains(where: { $0.name.string == "\(prefix)\(number)" }) {

@@ -3,7 +3,7 @@
 /// the editor as it was before the call.
 public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Operation: String, Sendable {
-        case open, rotate, delete, move, crop, duplicate, metadata, bookmark, annotate, flatten, erase
+        case open, rotate, delete, move, crop, duplicate, metadata, bookmark, annotate, flatten, erase, reframe
         case listAnnotations = "list annotations"
         case readPage = "read page"
         case insertBlank = "insert blank"
@@ -29,6 +29,10 @@ public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConverti
         case noSuchAnnotation(String)
         /// `erase` by id of a form field's widget, which belongs to the form as much as to the page.
         case formFieldWidget(String)
+        /// `reframe` of a page that keeps no photo to cut it from.
+        case noKeptPhoto
+        /// A page both cut again and drawn into in one revision: the drawing would be on the old page.
+        case reframedAndFlattened
     }
 
     public var operation: Operation
@@ -62,6 +66,10 @@ public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConverti
         case .noSuchAnnotation(let id): text += "no annotation has the id \"\(id)\" (pdftrapper annotations lists them)"
         case .formFieldWidget(let id):
             text += "\"\(id)\" is a form field's widget, which erase leaves alone (the form would lose the field)"
+        case .noKeptPhoto:
+            text += "the page keeps no photo to cut it from (only a page made by find_page does)"
+        case .reframedAndFlattened:
+            text += "a page cut again and drawn into in the same script: save the two in scripts of their own"
         }
         return text
     }

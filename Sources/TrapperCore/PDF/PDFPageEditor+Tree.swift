@@ -58,6 +58,8 @@ final class PDFPageTreeState {
         var added: [AnnotationDraft] = []
         /// Forms this revision draws into the page's content (flattened signatures).
         var overlay: PDFPageEditor.Overlay?
+        /// The picture this revision shows in place of the page's content (`reframe`).
+        var picture: ImagePage?
     }
 
     static let inheritable: [PDFName] = ["MediaBox", "CropBox", "Resources", "Rotate"]

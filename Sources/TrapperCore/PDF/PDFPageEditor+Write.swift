@@ -40,6 +40,7 @@ extension PDFPageEditor {
                 }
                 dictionary["Annots"] = copies.isEmpty ? nil : .array(copies)
             }
+            if let picture = entry.picture { try Self.write(picture, into: &dictionary, sink: &sink) }
             try Self.writeMarkup(entry, own: own, into: &dictionary, sink: &sink)
             try sink.set(own, to: .dictionary(dictionary))
         }
