@@ -13,6 +13,7 @@ import {
   cancelGesture, commitText,
 } from './draw.js';
 import { initSignatures } from './signatures.js';
+import { initReframe, openReframe } from './reframe.js';
 
 const THUMB_WIDTH = 160;        // pixels asked for a strip thumbnail
 const HISTORY_THUMB_WIDTH = 80; // pixels asked for a history thumbnail
@@ -458,6 +459,7 @@ function showPage(number) {
   if (thumb) { thumb.classList.add('selected'); revealThumb(thumb); }
   layoutPage();
   refreshCanvasMode();
+  updateReframe();
 }
 
 /**
@@ -596,6 +598,7 @@ function updateControls() {
   $('undo').disabled = !can || !(localUndo || state.doc.can_undo);
   $('redo').disabled = !can || !(localRedo || (!n && state.doc.can_redo));
   $('save').disabled = !can || !n;
+  updateReframe();
   const count = $('unsaved-count');
   count.dataset.count = String(n);
   count.textContent = n ? `${n} unsaved change${n > 1 ? 's' : ''}` : '';
@@ -852,6 +855,34 @@ function initStripEvents() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Crop again: a page find_page cut from a photo is cut again along corners dragged on the photo
+// (reframe.js), saved at once as a revision of its own, like a page operation the server does.
+
+/** The photo the page shown was cut from ({width, height, corners}), or null. */
+function shownPhoto() {
+  const page = state.shown && !state.revision ? state.shown.pages[state.page - 1] : null;
+  return (page && page.photo) || null;
+}
+
+function updateReframe() {
+  const button = $('page-reframe');
+  const photo = state.shown ? shownPhoto() : null;
+  button.disabled = !editable() || hasUnsaved() || !photo;
+  button.title = photo ? (hasUnsaved() ? 'Save or undo the unsaved changes first, then crop again'
+    : 'Crop this page again from its photo') : 'Only a page cut from a photo (find_page) can be cropped again';
+}
+
+function startReframe() {
+  const photo = shownPhoto();
+  if (!photo || !editable() || hasUnsaved()) return;
+  openReframe({
+    path: state.path, end: state.doc.end, page: state.page, photo,
+    onCrop: (page, corners) => write('/api/save', { path: state.path, base_end: state.doc.end, edits: [{ op: 'reframe', page, corners }] },
+      () => showMessage(`Page ${page} cropped again.`, { kind: 'info' })),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 // Saving, and the server's own undo and redo
 
 async function save() {
@@ -991,6 +1022,7 @@ function start() {
   });
   initSignatures({ onPick: chooseSignature, message: (text) => showMessage(text) });
   initStripEvents();
+  initReframe();
 
   $('page-image').addEventListener('load', onPageImageLoad);
   $('page-image').addEventListener('error', onPageImageError);
@@ -1010,6 +1042,7 @@ function start() {
   $('page-rotate').addEventListener('click', () => queuePageOp('rotate'));
   $('page-delete').addEventListener('click', () => queuePageOp('delete'));
   $('page-insert').addEventListener('click', () => queuePageOp('insert'));
+  $('page-reframe').addEventListener('click', startReframe);
   $('undo').addEventListener('click', undo);
   $('redo').addEventListener('click', redo);
   $('save').addEventListener('click', save);

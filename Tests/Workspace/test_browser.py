@@ -7,7 +7,9 @@ PDFTRAPPER_SCREENSHOTS=DIR saves the README's screenshots there.
 """
 import json
 import os
+import re
 import shutil
+import subprocess
 import time
 import unittest
 
@@ -19,7 +21,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 
-from workspace import Client, Daemon, assert_readers_agree, changed_pixels, render, text_pdf
+from workspace import BIN, ROOT, Client, Daemon, assert_readers_agree, changed_pixels, render, text_pdf
 
 
 def start_browser():
@@ -538,6 +540,86 @@ class BrowserTests(unittest.TestCase):
         self.assertAlmostEqual(spans[1][0], jumps[0], delta=2); self.assertAlmostEqual(spans[1][1], jumps[2], delta=2)
         assert_readers_agree(path, 1)
 
+    def photo_document(self, name, spec):
+        """A phone photo of a letter on a table (Tests/Fixtures/photo-scenes), ingested into library/NAME
+        with find_page and clean, as a rule of the inbox does; returns the sheet's corners in the photo."""
+        photo = self.daemon.path(name + ".jpg")
+        scene = os.path.join(ROOT, "Tests", "Fixtures", "photo-scenes", "scene.py")
+        corners = json.loads(subprocess.run(["python3", scene, photo, json.dumps(spec)], check=True, capture_output=True,
+                                            text=True).stdout)["corners"]
+        config = self.daemon.path(name + ".toml")
+        with open(config, "w") as f:
+            f.write(f'[daemon]\nstate_dir = "state"\n[library]\nroot = "library"\n[inbox]\npath = "inbox"\n'
+                    f'[[rule]]\nname = "phone"\ntarget = "{name}"\nfind_page = true\nclean = "auto"\n')
+        subprocess.run([BIN, "ingest", "--config", config, photo], check=True, capture_output=True)
+        return corners, photo
+
+    def page_size(self, path):
+        info = subprocess.run(["pdfinfo", path], check=True, capture_output=True, text=True).stdout
+        width, height = re.search(r"Page size:\s+([0-9.]+) x ([0-9.]+) pts", info).groups()
+        return float(width), float(height)
+
+    def crop_again(self, name, corners=None, whole=False):
+        """Open the crop dialog, drag each corner to `corners` (fractions of the photo) or press Whole
+        photo, and crop: one revision."""
+        before = os.path.getsize(self.daemon.path("library", name))
+        self.click("page-reframe")
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('reframe-dialog').dataset.ready === 'true'"),
+                             what="the photo in the crop dialog")
+        if whole:
+            self.click("reframe-whole")
+        for number, (x, y) in enumerate(corners or []):
+            handle = self.browser.find_element(By.CSS_SELECTOR, f'.reframe-corner[data-corner="{number}"]')
+            start = self.js("const r = arguments[0].getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2];", handle)
+            box = self.js("const r = document.getElementById('reframe-photo').getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+            mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
+            actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
+            actions.pointer_action.move_to_location(round(start[0]), round(start[1])).pointer_down()
+            target = (box[0] + x * box[2], box[1] + y * box[3])
+            for step in (0.5, 1):
+                actions.pointer_action.move_to_location(round(start[0] + (target[0] - start[0]) * step),
+                                                        round(start[1] + (target[1] - start[1]) * step))
+            actions.pointer_action.pointer_up()
+            actions.perform()
+        self.click("reframe-save")
+        path = self.daemon.path("library", name)
+        self.daemon.wait_for(lambda: os.path.getsize(path) != before, what="the crop's revision")
+        self.wait_ready(end=os.path.getsize(path))
+
+    def test_19_a_photographed_page_is_cropped_again_by_dragging_its_corners(self):
+        # A page with no photo behind it cannot be cropped again.
+        self.document("Plain.pdf")
+        self.open("Plain.pdf")
+        self.assertTrue(self.browser.find_element(By.ID, "page-reframe").get_attribute("disabled"))
+        corners, photo = self.photo_document("Photo.pdf", {"angle": 8, "tilt": 22, "shadow": True, "size": [1600, 1200]})
+        path = self.daemon.path("library", "Photo.pdf")
+        self.open("Photo.pdf")
+        self.assertFalse(self.browser.find_element(By.ID, "page-reframe").get_attribute("disabled"))
+        # Back to the whole photo, table and all: 1600 x 1200 pixels at 300 dpi.
+        self.crop_again("Photo.pdf", whole=True)
+        width, height = self.page_size(path)
+        self.assertAlmostEqual(width, 384, delta=1)
+        self.assertAlmostEqual(height, 288, delta=1)
+        # Then each corner dragged onto the sheet's own corner: the letter again, A4.
+        self.crop_again("Photo.pdf", corners=[((x + 0.5) / 1600, (y + 0.5) / 1200) for x, y in corners])
+        width, height = self.page_size(path)
+        self.assertAlmostEqual(width, 595.3, delta=1.5)
+        self.assertAlmostEqual(height, 841.9, delta=1.5)
+        difference = subprocess.run(["python3", "-c", """
+import subprocess, sys
+from PIL import Image, ImageChops, ImageFilter, ImageStat
+page = Image.open(sys.argv[2]).convert("L")
+subprocess.run(["pdftoppm", "-r", "150", "-gray", "-singlefile", "-png", sys.argv[1], sys.argv[1] + ".render"], check=True)
+shown = Image.open(sys.argv[1] + ".render.png").convert("L").resize(page.size, Image.BILINEAR)
+blur = ImageFilter.GaussianBlur(2)
+print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur))).mean[0])
+""", path, photo + ".page.png"], check=True, capture_output=True, text=True).stdout
+        self.assertLess(float(difference), 14, "the page cut along the dragged corners looks like the letter as drawn")
+        history = self.daemon.history("Photo.pdf")
+        self.assertEqual(len(history), 3, history)
+        self.assertIn("cut again from its photo along the corners given: A4 sheet", history[-1])
+        assert_readers_agree(path, 1)
+
     def test_99_screenshots(self):
         """The README's pictures (only with PDFTRAPPER_SCREENSHOTS): the library, a marked-up document, the status."""
         folder = os.environ.get("PDFTRAPPER_SCREENSHOTS")
@@ -571,6 +653,19 @@ class BrowserTests(unittest.TestCase):
         self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, ".quarantine-row"), what="the quarantine list")
         time.sleep(0.5)
         self.browser.save_screenshot(os.path.join(folder, "workspace-status.png"))
+        self.photo_document("Letters/Photographed letter.pdf", {"angle": 8, "tilt": 22, "shadow": True, "size": [1600, 1200]})
+        self.open("Letters/Photographed%20letter.pdf")
+        self.click("page-reframe")
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('reframe-dialog').dataset.ready === 'true'"),
+                             what="the photo in the crop dialog")
+        time.sleep(0.5)
+        # The photo makes a large PNG: the README takes it as a JPEG.
+        from PIL import Image
+        shot = os.path.join(folder, "workspace-reframe.png")
+        self.browser.save_screenshot(shot)
+        Image.open(shot).convert("RGB").save(os.path.join(folder, "workspace-reframe.jpg"), quality=80)
+        os.remove(shot)
+        self.click("reframe-cancel")
 
 
 if __name__ == "__main__":

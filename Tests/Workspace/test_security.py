@@ -50,7 +50,7 @@ class SecurityTests(unittest.TestCase):
     def test_without_a_session_nothing_is_answered(self):
         anonymous = Client(self.daemon, login=False)
         for path in ["/", "/api/library", "/api/document?path=Letter.pdf", "/api/page?path=Letter.pdf&page=1&width=100",
-                     "/api/status", "/api/events", "/static/app.js"]:
+                     "/api/photo?path=Letter.pdf&page=1&width=100", "/api/status", "/api/events", "/static/app.js"]:
             status, _, body = anonymous.request("GET", path)
             self.assertEqual((status, body), (401, b""), path)
         self.assertEqual(self.status("POST", "/api/save", {"path": "Letter.pdf", "base_end": 1, "edits": []}, client=anonymous), 401)
@@ -150,7 +150,7 @@ class SecurityTests(unittest.TestCase):
         for bad in ["../secret.pdf", "%2e%2e/secret.pdf", "%2e%2e%2fsecret.pdf", self.secret, "Linked.pdf", "Out/secret.pdf", secret, ".pdftrapper/x.pdf", "Letter.pdf%00.txt", "", "/etc/passwd",
                     "Letter.pdf/..", "./Letter.pdf"]:
             for route in ["/api/document?path=", "/api/page?page=1&width=100&path=", "/api/words?page=1&path=",
-                          "/api/annotations?page=1&path="]:
+                          "/api/annotations?page=1&path=", "/api/photo?page=1&width=100&path="]:
                 self.assertEqual(self.status("GET", route + bad), 404, route + bad)
         for raw in ["/static/../config.toml", "/static/%2e%2e/config.toml", "/static/app.js/../../config.toml", "/../config.toml"]:
             self.assertEqual(self.status("GET", raw), 404, raw)
