@@ -56,19 +56,20 @@ public enum FileDigest {
         }
     }
 
-    /// One SHA-256 in progress (OpenSSL's SHA256_CTX, a plain struct: nothing to free).
-    private final class Context {
+    /// One SHA-256 in progress (OpenSSL's SHA256_CTX, a plain struct: nothing to free): bytes that
+    /// arrive in pieces (an upload) are hashed as they come.
+    public final class Context {
         var state = SHA256_CTX()
 
-        init() throws(Failure) {
+        public init() throws(Failure) {
             guard SHA256_Init(&state) == 1 else { throw Failure(path: "", reason: "OpenSSL could not start a SHA-256 digest") }
         }
 
-        func update(_ bytes: some ContiguousBytes) {
+        public func update(_ bytes: some ContiguousBytes) {
             bytes.withUnsafeBytes { _ = SHA256_Update(&state, $0.baseAddress, $0.count) }
         }
 
-        func finish() -> [UInt8] {
+        public func finish() -> [UInt8] {
             var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
             SHA256_Final(&digest, &state)
             return digest

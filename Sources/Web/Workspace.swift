@@ -143,8 +143,33 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
             if let origin = request.header("Origin"), let host = request.header("Host"), origin != "http://\(host)", origin != "https://\(host)" {
                 return WebJSON.error(403, "a change from another origin (\(origin)) is refused")
             }
+            // An upload that cannot be taken is answered before its body is read.
+            if request.path == "/api/upload" {
+                if let relative = request.query("path"), library.resolve(relative) == nil { return HTTPResponse(status: 404) }
+                if let length = request.header("Content-Length").flatMap(Int.init), length > config.limits.maxInputBytes {
+                    return WorkspaceUpload.tooLarge(WorkspaceUpload.fileName(request.query("name")), config).response
+                }
+            }
         }
         return nil
+    }
+
+    /// `POST /api/upload?name=NAME[&path=DOC.pdf]`: the body goes into the inbox as it arrives.
+    public func upload(for request: HTTPRequest) -> (any HTTPUpload)? {
+        guard request.method == "POST", request.path == "/api/upload" else { return nil }
+        let name = WorkspaceUpload.fileName(request.query("name"))
+        var target: (path: String, relative: String)?
+        if let relative = request.query("path") {
+            // Checked in `admit` already; a document gone since is refused as it was then.
+            guard let path = library.resolve(relative) else { return RefusedUpload(HTTPResponse(status: 404)) }
+            target = (path, relative)
+        }
+        do {
+            return try WorkspaceUpload(name: name, target: target, config: config,
+                                       declaredLength: request.header("Content-Length").flatMap(Int.init))
+        } catch {
+            return RefusedUpload(error.response)
+        }
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {

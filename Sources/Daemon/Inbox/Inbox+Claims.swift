@@ -66,7 +66,7 @@ extension Inbox {
     }
 
     /// The plan for an input whose target was chosen (and written down) before a crash.
-    private func pinned(_ input: RouteInput, to target: String) -> RoutePlan? {
+    func pinned(_ input: RouteInput, to target: String) -> RoutePlan? {
         guard var plan = router.plan(for: input, exists: { _ in false }) else { return nil }
         plan.targetPath = target
         if plan.mode == .new || plan.mode == .batch { plan.mode = .append }

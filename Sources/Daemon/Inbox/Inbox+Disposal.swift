@@ -28,7 +28,10 @@ extension Inbox: CaptureWayIn {
         try writeManifest(targets, for: capture)
     }
 
-    public mutating func unpin(_ capture: Capture) { removeManifest(capture) }
+    public mutating func unpin(_ capture: Capture) {
+        removeManifest(capture)
+        removeUploadRequests(capture.inputs)
+    }
 
     public mutating func dispose(_ finished: [(input: CaptureInput, outcome: JobOutcome)], of capture: Capture) -> [JobOutcome] {
         finished.map { input, outcome in
@@ -38,7 +41,8 @@ extension Inbox: CaptureWayIn {
     }
 
     public mutating func refuse(_ inputs: [CaptureInput], of capture: Capture, because error: EngineError) -> [JobOutcome] {
-        inputs.map { quarantine($0.path, $0.name, capture.plan.rule, reason: error.description, now: clock.now()) }
+        removeUploadRequests(inputs)
+        return inputs.map { quarantine($0.path, $0.name, capture.plan.rule, reason: error.description, now: clock.now()) }
     }
 
     /// After its pages are durable (or found already there): the original is archived, deleted or kept.

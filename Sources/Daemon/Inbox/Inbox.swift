@@ -94,6 +94,7 @@ public struct Inbox {
 
     /// The plan for an input; a new file's name counts as taken from the moment it is chosen.
     mutating func route(_ input: RouteInput) -> RoutePlan? {
+        if let target = uploadRequest(input.relativePath)?.target { return uploadPlan(input, to: target) }
         let taken = reserved
         let files = self.files
         let plan = router.plan(for: input, batches: batches) { taken.contains($0) || files.exists($0) }

@@ -66,10 +66,27 @@ public protocol HTTPStream: AnyObject, Sendable {
 public protocol HTTPHandler: Sendable {
     /// Looked at once the headers are in, before a byte of the body is read: an answer here (no
     /// session, too large, not found) ends the request unread. Nil reads the body, at most
-    /// `bodyLimit` bytes, then calls `respond`.
+    /// `bodyLimit` bytes, then calls `respond`, unless `upload` takes the body instead.
     func admit(_ request: HTTPRequest) -> HTTPResponse?
     var bodyLimit: Int { get }
     func respond(to request: HTTPRequest) -> HTTPResponse
+    /// For an admitted request whose body is a file to keep: the body goes to it piece by piece as
+    /// it arrives, never held whole (`bodyLimit` does not apply; the upload keeps its own limits).
+    func upload(for request: HTTPRequest) -> (any HTTPUpload)?
+}
+
+extension HTTPHandler {
+    public func upload(for request: HTTPRequest) -> (any HTTPUpload)? { nil }
+}
+
+/// A request body written somewhere as it arrives (a photo from a phone into the inbox).
+public protocol HTTPUpload: AnyObject {
+    /// The next piece of the body; an answer refuses the upload there (the rest is read and dropped).
+    func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse?
+    /// The whole body is in: what it became.
+    func finish() -> HTTPResponse
+    /// Refused, or the client went away before the end: whatever was written goes.
+    func abandon()
 }
 
 /// An HTTP/1.1 server on a socket of our own (TCP or unix), through libmicrohttpd: one thread a
@@ -140,6 +157,10 @@ public final class HTTPServer: @unchecked Sendable {
     final class PendingRequest {
         var body: [UInt8] = []
         var tooLarge = false
+        /// The body goes here instead, when the handler takes it as an upload; `refusal` once it refused.
+        var upload: (any HTTPUpload)?
+        var refusal: HTTPResponse?
+        var answered = false
     }
 
     fileprivate func handle(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>, _ method: UnsafePointer<CChar>,
@@ -149,13 +170,27 @@ public final class HTTPServer: @unchecked Sendable {
         guard let existing = state.pointee else {
             // First call: only the headers are in.
             if let answer = handler.admit(request) { return queue(answer, on: connection) }
-            if let length = request.header("Content-Length").flatMap(Int.init), length > handler.bodyLimit {
+            let pending = PendingRequest()
+            pending.upload = handler.upload(for: request)
+            if pending.upload == nil, let length = request.header("Content-Length").flatMap(Int.init), length > handler.bodyLimit {
                 return queue(Self.tooLarge(handler.bodyLimit), on: connection)
             }
-            state.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque()
+            state.pointee = Unmanaged.passRetained(pending).toOpaque()
             return .YES
         }
         let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
+        if let upload = pending.upload {
+            if uploadSize.pointee > 0 {
+                if pending.refusal == nil, let uploadData {
+                    pending.refusal = upload.receive(UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee))
+                    if pending.refusal != nil { upload.abandon() }
+                }
+                uploadSize.pointee = 0
+                return .YES
+            }
+            pending.answered = true
+            return queue(pending.refusal ?? upload.finish(), on: connection)
+        }
         if uploadSize.pointee > 0 {
             // A body sent in chunks, past the limit: the rest is read and dropped, then refused.
             if !pending.tooLarge, let uploadData {
@@ -186,7 +221,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     fileprivate func completed(_ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let state, let pending = state.pointee else { return }
-        Unmanaged<PendingRequest>.fromOpaque(pending).release()
+        let request = Unmanaged<PendingRequest>.fromOpaque(pending)
+        // An upload cut off before its end (the phone lost its signal) leaves nothing behind.
+        let ended = request.takeUnretainedValue()
+        if let upload = ended.upload, !ended.answered, ended.refusal == nil { upload.abandon() }
+        request.release()
         state.pointee = nil
     }
 

@@ -1,0 +1,223 @@
+import Daemon
+import Foundation
+import Glibc
+import Hashing
+import Imaging
+import PDFAccess
+import TrapperCore
+
+/// `POST /api/upload?name=NAME[&path=DOC.pdf]`: a file from the browser (a phone's camera, a
+/// desktop's file picker) into the inbox, the way a sync tool writes one: under a hidden temporary
+/// name, then renamed to `workspace/NAME`, so that the completeness gate and the claims apply and the
+/// rules route it, or, added from an open document, that document takes it (`UploadRequest`).
+///
+/// The inbox's own limits are checked on the way: the size (Content-Length, then every piece), the
+/// type (the first 64 KiB, sniffed) and, where the first 64 KiB say it (JPEG, PNG, WebP...), the
+/// pixels before a byte is written; the whole file is read as the inbox will read it before it is
+/// renamed into the inbox. A refusal says why in one line. The body is written
+/// as it arrives, never held whole. The same file sent again within a day (a retry after a lost
+/// answer) is known by its SHA-256 and not stored twice.
+final class WorkspaceUpload: HTTPUpload {
+    struct Refusal: Error {
+        var response: HTTPResponse
+        init(_ status: Int, _ message: String) { response = WebJSON.error(status, message) }
+    }
+
+    let name: String
+    /// The open document it is added to (absolute), or nil for the rules.
+    let target: String?
+    let targetRelative: String?
+    let config: Config
+    let inbox: FolderRoot
+    private var head: [UInt8] = []
+    private var fd: Int32 = -1
+    private var temporary: String?
+    private var received = 0
+    private let digest: FileDigest.Context
+    private var kind = FileKind.unknown
+
+    /// What is looked at before a byte is written: enough for any header the sniffing reads.
+    static let headBytes = 64 << 10
+    /// How long an upload's digest is remembered: a retry comes within it, a deliberate second copy after.
+    static let retryWindow: TimeInterval = 24 * 3600
+
+    init(name: String, target: (path: String, relative: String)?, config: Config, declaredLength: Int?) throws(Refusal) {
+        self.name = name
+        self.target = target?.path
+        self.targetRelative = target?.relative
+        self.config = config
+        if let declaredLength, declaredLength > config.limits.maxInputBytes { throw Self.tooLarge(name, config) }
+        do {
+            inbox = try FolderRoot(config.inbox.path, label: "inbox")
+            digest = try FileDigest.Context()
+        } catch {
+            throw Refusal(503, "\(name): the inbox cannot be written: \(error)")
+        }
+    }
+
+    /// The upload's name as the inbox will have it: the last part of what the browser sent, without
+    /// leading dots (a hidden name is never taken), slashes or control characters; "photo" when nothing is left.
+    static func fileName(_ sent: String?) -> String {
+        let last = (sent ?? "").split(separator: "/").last.map(String.init) ?? ""
+        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0 != "\\" && $0.value != 0x7F }
+            .map(Character.init)).drop { $0 == "." || $0 == " " }
+        return cleaned.isEmpty ? "photo" : FileName.fitted(String(cleaned), reserve: 16)
+    }
+
+    static func tooLarge(_ name: String, _ config: Config) -> Refusal {
+        Refusal(413, "\(name): larger than limits.max_input_size (\(config.limits.maxInputBytes) bytes); nothing was stored")
+    }
+
+    // MARK: HTTPUpload
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse? {
+        received += bytes.count
+        guard received <= config.limits.maxInputBytes else { return Self.tooLarge(name, config).response }
+        digest.update(bytes)
+        if fd < 0 {
+            head.append(contentsOf: bytes)
+            if head.count >= Self.headBytes, let refusal = begin() { return refusal.response }
+            return nil
+        }
+        return write(bytes) ? nil : Refusal(507, "\(name): could not be written to the inbox: \(String(cString: strerror(errno)))").response
+    }
+
+    func finish() -> HTTPResponse {
+        do {
+            if fd < 0, let refusal = begin() { throw refusal }
+            return try store()
+        } catch let refusal as Refusal {
+            abandon()
+            return refusal.response
+        } catch {
+            abandon()
+            return WebJSON.error(507, "\(name): \(error)")
+        }
+    }
+
+    func abandon() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+        if let temporary { try? inbox.remove(temporary, durable: false) }
+        temporary = nil
+    }
+
+    // MARK: Steps
+
+    /// The first bytes are in: the type is checked, then the temporary file is made and they are written.
+    private func begin() -> Refusal? {
+        kind = FileKind.sniff(head)
+        guard kind != .unknown else {
+            return Refusal(415, "\(name): not a PDF or an image the inbox takes (JPEG, PNG, TIFF, PNM, HEIC, AVIF, WebP); nothing was stored")
+        }
+        // Most images say their size in their first bytes: too many pixels is refused before a byte
+        // is written. Anything else wrong with the head (it is only a head) waits for the whole file.
+        if kind.imageFormat != nil {
+            do {
+                _ = try ImageFiles.open(bytes: head, limits: config.limits.images, flate: ZlibFlate())
+            } catch let error as ImageInputError {
+                if case .tooManyPixels = error { return Refusal(422, "\(name): \(error); nothing was stored") }
+            } catch {}
+        }
+        if target == nil {
+            let input = RouteInput(relativePath: UploadRequest.inboxFolder + "/" + name, bytes: Int64(received), kind: kind, date: Date())
+            guard config.router().firstMatch(for: input) != nil else {
+                return Refusal(422, "\(name): no rule takes it (a rule may match folder = \"\(UploadRequest.inboxFolder)\"), "
+                               + "or add it from an open document; nothing was stored")
+            }
+        }
+        let tag = ".upload-" + UUID().uuidString.prefix(8).lowercased()
+        let path = config.inbox.path + "/" + FileName.temporary(for: name, tag: tag)
+        do {
+            try inbox.makeFolder(config.inbox.path)
+            fd = try inbox.open(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+        } catch {
+            return Refusal(507, "\(name): the inbox cannot be written: \(error)")
+        }
+        temporary = path
+        let written = head.withUnsafeBytes { write($0) }
+        head = []
+        return written ? nil : Refusal(507, "\(name): could not be written to the inbox: \(String(cString: strerror(errno)))")
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let done = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if done < 0 { if errno == EINTR { continue }; return false }
+            offset += done
+        }
+        return true
+    }
+
+    /// All of it is in: synced, its pixels checked, known by its digest or written down for the
+    /// inbox, then renamed into the inbox's `workspace` folder.
+    private func store() throws -> HTTPResponse {
+        guard let temporary, fsync(fd) == 0 else { throw Refusal(507, "\(name): could not be synced to the inbox") }
+        close(fd)
+        fd = -1
+        if kind.imageFormat != nil {
+            do {
+                _ = try ImageFiles.open(path: temporary, limits: config.limits.images, flate: ZlibFlate())
+            } catch {
+                throw Refusal(422, "\(name): \(error); nothing was stored")
+            }
+        }
+        let sha256 = digest.finish()
+        let hex = sha256.map { String(format: "%02x", $0) }.joined()
+        let state = config.daemon.stateDir
+        let seen = UploadRequest.folder(stateDir: state) + "/seen-" + hex + (target.map { "-" + StateDirectory.key(for: $0) } ?? "")
+        if let earlier = earlierUpload(seen) {
+            abandon()
+            return WebJSON.response(["name": earlier, "bytes": received, "sha256": hex, "duplicate": true,
+                                     "target": targetRelative.map { $0 as Any } ?? NSNull()])
+        }
+        // Written down before the inbox can see the file (it waits inbox.settle before it looks).
+        let folder = config.inbox.path + "/" + UploadRequest.inboxFolder
+        try inbox.makeFolder(folder)
+        var number = 1
+        var wanted = name
+        while inbox.exists(folder + "/" + wanted) {
+            number += 1
+            wanted = FileName.numbered(name, number)
+        }
+        let request = UploadRequest(target: target, sha256: hex, date: Date())
+        try Durable.makeFolder(UploadRequest.folder(stateDir: state))
+        try Durable.replace(UploadRequest.path(stateDir: state, relativePath: UploadRequest.inboxFolder + "/" + wanted),
+                            with: request.encoded())
+        let placed = try FolderRoot.move(temporary, in: inbox, to: folder + "/" + wanted, in: inbox)
+        self.temporary = nil
+        let relative = UploadRequest.inboxFolder + "/" + (placed as NSString).lastPathComponent
+        if relative != UploadRequest.inboxFolder + "/" + wanted {
+            // Another file took the name meanwhile: the request follows the name it got.
+            try Durable.replace(UploadRequest.path(stateDir: state, relativePath: relative), with: request.encoded())
+            try? Durable.remove(UploadRequest.path(stateDir: state, relativePath: UploadRequest.inboxFolder + "/" + wanted))
+        }
+        try Durable.replace(seen, with: Data(relative.utf8))
+        return WebJSON.response(["name": relative, "bytes": received, "sha256": hex, "duplicate": false,
+                                 "target": targetRelative.map { $0 as Any } ?? NSNull()])
+    }
+
+    /// The inbox name the same bytes (for the same document) were uploaded as within the retry
+    /// window. Marks older than the window are swept away on the way.
+    private func earlierUpload(_ seen: String) -> String? {
+        let folder = UploadRequest.folder(stateDir: config.daemon.stateDir)
+        for mark in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where mark.hasPrefix("seen-") {
+            let modified = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + mark))?[.modificationDate] as? Date
+            if let modified, Date().timeIntervalSince(modified) >= Self.retryWindow { try? FileManager.default.removeItem(atPath: folder + "/" + mark) }
+        }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: seen),
+              let modified = attributes[.modificationDate] as? Date, Date().timeIntervalSince(modified) < Self.retryWindow,
+              let data = FileManager.default.contents(atPath: seen) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// An upload refused before its body: the answer is given once the body has been read and dropped.
+final class RefusedUpload: HTTPUpload {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
+    func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse? { response }
+    func finish() -> HTTPResponse { response }
+    func abandon() {}
+}
