@@ -22,7 +22,7 @@ test: deps
 	timeout 1500 $(SWIFT) test --skip-build
 	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
 	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
-	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser
+	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload
 	# Every parser under libFuzzer for 30 s (fuzz/README.md).
 	nice -n 5 scripts/fuzz.sh 30
 	# make install into a scratch DESTDIR; the Debian package built, checked by lintian, installed,
@@ -44,6 +44,7 @@ bench: build
 	python3 bench/edit.py $(BIN)
 	python3 bench/ocr.py $(BIN)
 	python3 bench/web.py $(BIN)
+	python3 bench/upload.py $(BIN)
 
 # libFuzzer on every parser (fuzz/README.md): SECONDS each, default 30.
 SECONDS ?= 30
@@ -95,7 +96,7 @@ install: man
 	install -Dm644 man/pdftrapper.toml.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper.toml.5
 	install -Dm644 man/pdftrapper-edit.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper-edit.5
 	install -d $(DESTDIR)$(WEBDIR)
-	install -m644 web/*.html web/*.css web/*.js $(DESTDIR)$(WEBDIR)/
+	install -m644 web/*.html web/*.css web/*.js web/*.webmanifest web/*.svg web/*.png $(DESTDIR)$(WEBDIR)/
 	install -Dm644 completion/pdftrapper.bash $(DESTDIR)$(BASHCOMPLETIONDIR)/pdftrapper
 	install -Dm644 completion/_pdftrapper $(DESTDIR)$(ZSHCOMPLETIONDIR)/_pdftrapper
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/pdftrapper/config.toml ]; then \

@@ -11,7 +11,8 @@ for file in bin/pdftrapper lib/systemd/system/pdftrapper.service lib/systemd/use
             lib/sysusers.d/pdftrapper.conf lib/tmpfiles.d/pdftrapper.conf share/man/man1/pdftrapper.1 \
             share/man/man5/pdftrapper.toml.5 share/man/man5/pdftrapper-edit.5 \
             share/bash-completion/completions/pdftrapper share/zsh/vendor-completions/_pdftrapper \
-            share/pdftrapper/web/index.html; do
+            share/pdftrapper/web/index.html share/pdftrapper/web/manifest.webmanifest \
+            share/pdftrapper/web/icon.svg share/pdftrapper/web/icon-192.png share/pdftrapper/web/icon-512.png; do
     [ -f "$destdir/opt/pdftrapper/$file" ] || fail "no $file below PREFIX"
 done
 [ -f "$destdir/etc/pdftrapper/config.toml" ] || fail "no example config in /etc/pdftrapper"

@@ -5,15 +5,17 @@
 // signatures.js; api.js does the HTTP.
 //
 // Tests wait on document.body.dataset.state ("loading", "ready", "saving", "error") and read
-// document.body.dataset.end (the open document's end).
+// document.body.dataset.end (the open document's end) and document.body.dataset.zoom (the page's zoom).
 
 import { api, query } from './api.js';
 import {
   initMarkup, setTool, chooseSignature, refreshCanvasMode, layoutCanvas, render,
-  cancelGesture, commitText,
+  cancelGesture, commitText, dropGesture,
 } from './draw.js';
+import { initPinch } from './pinch.js';
 import { initSignatures } from './signatures.js';
 import { initReframe, openReframe } from './reframe.js';
+import { initUpload } from './upload.js';
 
 const THUMB_WIDTH = 160;        // pixels asked for a strip thumbnail
 const HISTORY_THUMB_WIDTH = 80; // pixels asked for a history thumbnail
@@ -35,6 +37,7 @@ const state = {
   words: new Map(),        // page → Promise of its words
   annotations: new Map(),  // page → {promise, list}
   fitWidth: false,   // the page fills the area's width (and scrolls) instead of showing whole
+  zoom: 1,           // times the fitted width: two fingers pinch it (pinch.js), 1 to 4
   busy: false,       // a save, undo or redo is in flight
   loadSeq: 0,        // bumps with every document load; an older answer is dropped
 };
@@ -284,6 +287,8 @@ async function openDocument(path) {
     state.path = path;
     state.page = 1;
     state.doc = state.shown = state.revision = null;
+    setZoom(1, true);
+    $('page-area').scrollTo(0, 0);   // not where the last document was zoomed into
     clearEdits();
     $('strip').replaceChildren();
     $('history-list').replaceChildren();
@@ -334,7 +339,10 @@ async function refreshDocument() {
   if (state.revision) { updateControls(); return; }   // a past revision stays on screen
   state.shown = doc;
   // Looking at the last page, one follows the pages that land after it, as a scanner feeds them.
-  if (state.page === oldCount && doc.pages.length > oldCount) state.page = doc.pages.length;
+  if ((state.page === oldCount || state.followUpload) && doc.pages.length > oldCount) {
+    state.page = doc.pages.length;
+    state.followUpload = false;
+  }
   growStrip(oldCount);
   updateControls();
   showPage(state.page);
@@ -371,7 +379,7 @@ let thumbObserver = null;
 function buildStrip() {
   const strip = $('strip');
   if (thumbObserver) thumbObserver.disconnect();
-  thumbObserver = new IntersectionObserver(loadVisibleThumbs, { root: strip, rootMargin: '800px 0px' });
+  thumbObserver = new IntersectionObserver(loadVisibleThumbs, { root: strip, rootMargin: '800px' });   // a column, or a row on a phone
   const fragment = document.createDocumentFragment();
   state.shown.pages.forEach((page, i) => fragment.append(makeThumb(i + 1, page)));
   fragment.append(el('div', { class: 'strip-end', 'data-page': 'end' }));   // drop here: move to the end
@@ -416,12 +424,18 @@ function growStrip(oldCount) {
   if (img.getAttribute('src')) img.src = pageUrl(number, THUMB_WIDTH);
 }
 
-/** Scroll the strip just enough to show the thumbnail (scrollIntoView takes a second on 5,000 pages). */
+/**
+ * Scroll the strip just enough to show the thumbnail (scrollIntoView takes a second on 5,000
+ * pages): down a column, or along the row a phone shows.
+ */
 function revealThumb(thumb) {
   const strip = $('strip');   // position: relative, so it is the thumbnails' offsetParent
   const top = thumb.offsetTop, bottom = top + thumb.offsetHeight;
   if (top < strip.scrollTop) strip.scrollTop = top - 10;
   else if (bottom > strip.scrollTop + strip.clientHeight) strip.scrollTop = bottom - strip.clientHeight + 10;
+  const left = thumb.offsetLeft, right = left + thumb.offsetWidth;
+  if (left < strip.scrollLeft) strip.scrollLeft = left - 10;
+  else if (right > strip.scrollLeft + strip.clientWidth) strip.scrollLeft = right - strip.clientWidth + 10;
 }
 
 function thumbFor(page) {
@@ -464,21 +478,24 @@ function showPage(number) {
 
 /**
  * Size the page image to fit the area (the whole page, or its width when #page-fit is pressed),
- * and ask for it at that width × devicePixelRatio, rounded to a multiple of 50 pixels so that
- * nearby window sizes share the server's cache.
+ * times the zoom, and ask for it at that width × devicePixelRatio (at most 4000 pixels), rounded
+ * to a multiple of 50 pixels so that nearby window sizes share the server's cache. The canvas is
+ * sized with the image, so toPagePoint holds at any zoom. `preview` (while fingers pinch) resizes
+ * the image and canvas as they are, and asks for nothing: the sharp image comes when they lift.
  */
-function layoutPage() {
+function layoutPage({ preview = false } = {}) {
   const page = state.shown.pages[state.page - 1];
   const img = $('page-image');
   const area = $('page-area');
-  const padding = 32, belowPage = $('page-nav').offsetHeight + 12;
+  const style = getComputedStyle(area);   // its padding is less on a phone
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight), belowPage = $('page-nav').offsetHeight + 12;
   // A queued rotation turns the frame (the image with its canvas); the fit is for the page as turned.
   const entry = previewEntry(state.page);
   const degrees = entry ? entry.degrees : 0, quarter = degrees % 180 !== 0;
   const shownWidth = quarter ? page.height : page.width, shownHeight = quarter ? page.width : page.height;
   let across = area.clientWidth - padding;   // CSS pixels the page shows across
   if (!state.fitWidth) across = Math.min(across, (area.clientHeight - padding - belowPage) * shownWidth / shownHeight);
-  across = Math.floor(clamp(across, 200, MAX_PAGE_CSS_WIDTH));
+  across = Math.floor(clamp(across, 200, MAX_PAGE_CSS_WIDTH) * state.zoom);
   const cssWidth = quarter ? Math.round(across * page.width / page.height) : across;
   const cssHeight = quarter ? across : Math.round(cssWidth * page.height / page.width);
   img.style.width = `${cssWidth}px`;
@@ -491,7 +508,8 @@ function layoutPage() {
   frame.classList.toggle('deleted', Boolean(entry && entry.deleted));
   frame.dataset.preview = previewTokens(entry);
   if (!frame.dataset.preview) delete frame.dataset.preview;
-  layoutCanvas();
+  layoutCanvas({ stretch: preview });
+  if (preview) return;
   const pixels = clamp(Math.round(cssWidth * (window.devicePixelRatio || 1) / 50) * 50, 50, 4000);
   const url = pageUrl(state.page, pixels);
   if (img.getAttribute('src') === url && img.complete) { setReady(); return; }
@@ -500,6 +518,22 @@ function layoutPage() {
     expectedSrc = url;
     img.src = url;
   }
+}
+
+/** The page's zoom (1 = fitted, as pinch.js asks), shown to tests as body[data-zoom]. */
+function setZoom(zoom, final) {
+  state.zoom = zoom;
+  document.body.dataset.zoom = String(Math.round(zoom * 100) / 100);
+  if (state.view === 'doc' && state.shown && state.shown.pages.length) layoutPage({ preview: !final });
+}
+
+/**
+ * A zoomed page scrolls across too; the paging buttons (sticky at the area's bottom, which holds
+ * only up and down) follow it across, so they stay in sight under the part shown.
+ */
+function keepPageNavInView() {
+  const across = $('page-area').scrollLeft;
+  $('page-nav').style.translate = across ? `${across}px 0` : '';
 }
 
 function onPageImageLoad() {
@@ -1023,9 +1057,28 @@ function start() {
   initSignatures({ onPick: chooseSignature, message: (text) => showMessage(text) });
   initStripEvents();
   initReframe();
+  initUpload({
+    target: () => (state.view === 'doc' ? state.path : null),
+    // Added to the open document: show its new pages as they land, as a scanner's.
+    onStored: (files, forDocument) => { if (forDocument) state.followUpload = true; },
+  });
+  initPinch({
+    area: $('page-area'),
+    frame: $('page-frame'),
+    zoom: () => state.zoom,
+    setZoom,
+    onStart: dropGesture,
+  });
+  document.body.dataset.zoom = '1';
+  // A phone shows the page's width and scrolls down it, as its own PDF viewers do.
+  if (matchMedia('(max-width: 600px)').matches) {
+    state.fitWidth = true;
+    $('page-fit').setAttribute('aria-pressed', 'true');
+  }
 
   $('page-image').addEventListener('load', onPageImageLoad);
   $('page-image').addEventListener('error', onPageImageError);
+  $('page-area').addEventListener('scroll', keepPageNavInView, { passive: true });
   $('page-prev').addEventListener('click', () => stepPage(-1));
   $('page-next').addEventListener('click', () => stepPage(1));
   $('page-frame').addEventListener('pointerdown', () => {

@@ -118,12 +118,19 @@ export function refreshCanvasMode() {
   if (tool === 'eraser') prefetchAnnotations();
 }
 
-/** Size the canvas to exactly the page image's CSS box, at device resolution. */
-export function layoutCanvas() {
+const MAX_CANVAS_PIXELS = 16e6;   // a page zoomed 4× on a 3× phone would be 60 MB of canvas
+
+/**
+ * Size the canvas to exactly the page image's CSS box (toPagePoint relies on it), at device
+ * resolution up to MAX_CANVAS_PIXELS. `stretch` (while a pinch zooms) only sets the CSS size:
+ * the marks stretch with the page until the pinch ends and the canvas is drawn again.
+ */
+export function layoutCanvas({ stretch = false } = {}) {
   const w = img.clientWidth, h = img.clientHeight;
-  const dpr = window.devicePixelRatio || 1;
   canvas.style.width = `${w}px`;
   canvas.style.height = `${h}px`;
+  if (stretch) return;
+  const dpr = Math.min(window.devicePixelRatio || 1, Math.sqrt(MAX_CANVAS_PIXELS / Math.max(1, w * h)));
   canvas.width = Math.max(1, Math.round(w * dpr));
   canvas.height = Math.max(1, Math.round(h * dpr));
   draw();
@@ -134,6 +141,14 @@ export function render() {
   if (frameRequested) return;
   frameRequested = true;
   requestAnimationFrame(() => { frameRequested = false; draw(); });
+}
+
+/** Drop the stroke in progress, committing nothing (a second finger landed: it pans or zooms). */
+export function dropGesture() {
+  if (!gesture) return;
+  if (canvas.hasPointerCapture(gesture.pointerId)) canvas.releasePointerCapture(gesture.pointerId);
+  gesture = null;
+  render();
 }
 
 /** Cancel a gesture or a half-typed text box (when the page changes under it). */
@@ -247,7 +262,8 @@ function onPointerDown(event) {
   }
   canvas.setPointerCapture(event.pointerId);
   const p = toPagePoint(event.clientX, event.clientY);
-  gesture = { tool, page: host.page().number, pointerId: event.pointerId, start: p, end: p, points: [p] };
+  gesture = { tool, page: host.page().number, pointerId: event.pointerId, start: p, end: p, points: [p], pressures: [] };
+  if (event.pointerType === 'pen') gesture.pressures.push(event.pressure);
   render();
 }
 
@@ -260,6 +276,7 @@ function onPointerMove(event) {
     const last = gesture.points[gesture.points.length - 1];
     if (Math.hypot(p[0] - last[0], p[1] - last[1]) >= 0.5) gesture.points.push(p);
     gesture.end = p;
+    if (e.pointerType === 'pen') gesture.pressures.push(e.pressure);
   }
   render();
 }
@@ -271,6 +288,24 @@ function onPointerUp(event) {
   gesture = null;
   finish(g);
   render();
+}
+
+/**
+ * A pen's pressure as a factor on the chosen width: its mean over the stroke, 0..1 → 0.5..1.5.
+ * The engine takes one width per ink stroke, so pressure varies the width stroke by stroke (a
+ * firm stroke is wider than a light one), not along a stroke. 1 for a mouse or a finger, and for
+ * a pen that reports no pressure (0, or the 0.5 a browser gives for "unknown" while down).
+ */
+function pressureFactor(g) {
+  const reported = g.pressures.filter((p) => p > 0);
+  if (!reported.length || reported.every((p) => p === 0.5)) return 1;
+  const mean = reported.reduce((sum, p) => sum + p, 0) / reported.length;
+  return 0.5 + clamp(mean, 0, 1);
+}
+
+/** The width an ink gesture draws with: the tool's, times the pen's pressure. */
+function inkWidth(g) {
+  return round(settings[g.tool].width * pressureFactor(g));
 }
 
 function finish(g) {
@@ -292,7 +327,7 @@ function add(edit) {
 function addInk(g) {
   const s = settings[g.tool];
   const stroke = g.points.length > 1 ? g.points : [g.start, g.start];   // a tap is a dot
-  add({ op: 'ink', page: g.page, strokes: [stroke], width: s.width, color: s.color, opacity: s.opacity });
+  add({ op: 'ink', page: g.page, strokes: [stroke], width: inkWidth(g), color: s.color, opacity: s.opacity });
 }
 
 function addShape(g) {
@@ -506,7 +541,7 @@ function draw() {
 function drawGesture(g) {
   const s = settings[g.tool];
   if (INK_TOOLS.includes(g.tool)) {
-    drawEdit({ op: 'ink', strokes: [g.points], width: s.width, color: s.color, opacity: s.opacity });
+    drawEdit({ op: 'ink', strokes: [g.points], width: inkWidth(g), color: s.color, opacity: s.opacity });
   } else if (['rect', 'oval'].includes(g.tool)) {
     drawEdit({ op: g.tool, box: boxOf(g.start, g.end), width: s.width, color: s.color });
   } else if (['line', 'arrow'].includes(g.tool)) {

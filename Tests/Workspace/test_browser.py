@@ -13,31 +13,20 @@ import subprocess
 import time
 import unittest
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 
-from workspace import BIN, ROOT, Client, Daemon, assert_readers_agree, changed_pixels, render, text_pdf
-
-
-def start_browser():
-    options = Options()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000",
-                     "--force-device-scale-factor=1", "--disable-dev-shm-usage"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+from workspace import (BIN, ROOT, Client, Daemon, assert_readers_agree, changed_pixels, leave_browser, render, shared_browser,
+                       text_pdf)
 
 
 class BrowserTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.daemon = Daemon()
-        cls.browser = start_browser()
+        cls.browser = shared_browser()
         cls.client = Client(cls.daemon)
         # A saved signature, as pen strokes.
         with open(cls.daemon.path("signatures", "jane.toml"), "w") as f:
@@ -47,7 +36,7 @@ class BrowserTests(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.browser.quit()
+        leave_browser(cls.browser)   # shared: workspace.py quits it at exit
         cls.daemon.stop()
 
     def tearDown(self):
@@ -543,11 +532,11 @@ class BrowserTests(unittest.TestCase):
     def photo_document(self, name, spec):
         """A phone photo of a letter on a table (Tests/Fixtures/photo-scenes), ingested into library/NAME
         with find_page and clean, as a rule of the inbox does; returns the sheet's corners in the photo."""
-        photo = self.daemon.path(name + ".jpg")
+        photo = self.daemon.path(os.path.basename(name) + ".jpg")
         scene = os.path.join(ROOT, "Tests", "Fixtures", "photo-scenes", "scene.py")
         corners = json.loads(subprocess.run(["python3", scene, photo, json.dumps(spec)], check=True, capture_output=True,
                                             text=True).stdout)["corners"]
-        config = self.daemon.path(name + ".toml")
+        config = self.daemon.path(os.path.basename(name) + ".toml")
         with open(config, "w") as f:
             f.write(f'[daemon]\nstate_dir = "state"\n[library]\nroot = "library"\n[inbox]\npath = "inbox"\n'
                     f'[[rule]]\nname = "phone"\ntarget = "{name}"\nfind_page = true\nclean = "auto"\n')

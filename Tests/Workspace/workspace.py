@@ -1,9 +1,11 @@
 """What the workspace's tests share: a daemon with [web] on a scratch library, a logged-in HTTP
-client, the six independent PDF readers, and renders of a page region to compare with.
+client, one Chromium for every browser test module, the six independent PDF readers, and renders
+of a page region to compare with.
 
 The binary is PDFTRAPPER_BIN (default .build/debug/pdftrapper below the checkout). Everything
 listens on 127.0.0.1 only.
 """
+import atexit
 import http.client
 import json
 import os
@@ -55,10 +57,40 @@ def text_pdf(path, lines, rotate=0, crop=None):
     shutil.move(plain, path)
 
 
+_browser = None
+
+
+def shared_browser():
+    """Debian's Chromium through chromedriver, started once per process (a start costs seconds on
+    a small machine) and quit at exit: every browser test module drives this one. A module that
+    changes it (phone emulation) changes it back in its tearDownClass."""
+    global _browser
+    if _browser is None:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+        options = Options()
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000",
+                         "--force-device-scale-factor=1", "--disable-dev-shm-usage"]:
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        _browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        atexit.register(_browser.quit)
+    return _browser
+
+
+def leave_browser(browser):
+    """Before a module stops its daemon: off its page (the live event stream would end in a network
+    error in the next module's console log when the daemon stops) and the log read out."""
+    browser.get("about:blank")
+    browser.get_log("browser")
+
+
 class Daemon:
     """`pdftrapper run` with [web] on a scratch folder: inbox, library, signatures, quarantine."""
 
-    def __init__(self, extra=""):
+    def __init__(self, extra="", rule=""):
+        """`extra`: tables after [web]; `rule`: keys of the one rule ("find_page = true")."""
         self.dir = tempfile.mkdtemp(prefix="pdftrapper-web-")
         self.port = free_port()
         for folder in ["inbox", "library", "signatures"]:
@@ -80,6 +112,7 @@ listen = "127.0.0.1:{self.port}"
 [[rule]]
 name = "everything"
 target = "Inbox.pdf"
+{rule}
 """)
         self.log = open(os.path.join(self.dir, "daemon.log"), "w")
         self.process = subprocess.Popen([BIN, "run", "--config", self.config], stdout=self.log, stderr=subprocess.STDOUT)

@@ -1,0 +1,247 @@
+"""Add pages: uploads from the workspace into the inbox (POST /api/upload), over plain HTTP as an
+attacker or a flaky phone connection would send them, and in Chromium in phone emulation through
+the file input, as a person adds a photo. Each is checked from outside: the inbox and the state
+folder on disk, the readers, `pdftrapper history`.
+"""
+import json
+import os
+import socket
+import subprocess
+import unittest
+
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
+from selenium.webdriver.common.by import By
+
+from workspace import ROOT, Client, Daemon, assert_readers_agree, shared_browser, text_pdf
+
+SCENE = os.path.join(ROOT, "Tests", "Fixtures", "photo-scenes", "scene.py")
+
+
+def photo(path, spec=None):
+    """A phone photo of a letter on a table (Tests/Fixtures/photo-scenes)."""
+    spec = spec or {"angle": 8, "tilt": 20, "shadow": True, "size": [1600, 1200]}
+    subprocess.run(["python3", SCENE, path, json.dumps(spec)], check=True, capture_output=True)
+    return path
+
+
+def inbox_files(daemon):
+    """Every file below the inbox but the claims: what a sync tool, or an upload, left there."""
+    found = []
+    for folder, folders, names in os.walk(daemon.path("inbox")):
+        folders[:] = [f for f in folders if f != ".pdftrapper-claims"]
+        found += [os.path.relpath(os.path.join(folder, name), daemon.path("inbox")) for name in names]
+    return found
+
+
+class UploadHTTPTests(unittest.TestCase):
+    """The server's side, the limits of the inbox: 2 MB, 5 megapixels."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = Daemon(extra="[limits]\nmax_input_size = \"2MB\"\nmax_pixels = 5000000\n")
+        cls.client = Client(cls.daemon)
+        cls.photo = photo(cls.daemon.path("letter.jpg"))
+        with open(cls.photo, "rb") as f:
+            cls.bytes = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+
+    def tearDown(self):
+        self.assertTrue(self.daemon.alive(), "the daemon ended:\n" + self.daemon.log_text()[-3000:])
+
+    def upload(self, name, body, path=None, headers=None, client=None):
+        query = f"/api/upload?name={name}" + (f"&path={path}" if path else "")
+        status, _, data = (client or self.client).request("POST", query, body, headers or {"Content-Type": "image/jpeg"})
+        return status, json.loads(data) if data else None
+
+    def test_an_upload_lands_in_the_target_once_however_often_it_is_sent(self):
+        target = self.daemon.path("library", "Inbox.pdf")
+        status, answer = self.upload("IMG_0042.jpg", self.bytes)
+        self.assertEqual(status, 200, answer)
+        self.assertEqual((answer["name"], answer["duplicate"]), ("workspace/IMG_0042.jpg", False))
+        self.daemon.wait_for(lambda: os.path.exists(target) and self.daemon.history("Inbox.pdf"), what="the upload's revision")
+        # A retry after a lost answer: the same bytes again, known by their digest.
+        status, again = self.upload("IMG_0042.jpg", self.bytes)
+        self.assertEqual((status, again["duplicate"], again["sha256"]), (200, True, answer["sha256"]))
+        history = self.daemon.history("Inbox.pdf")
+        self.assertEqual(len(history), 1, history)
+        self.assertIn("uploaded in the workspace", history[0])
+        self.assertIn(answer["sha256"][:12], history[0])
+        assert_readers_agree(target, 1)
+        self.daemon.wait_for(lambda: inbox_files(self.daemon) == [], what="the inbox to be empty")
+
+    def test_added_from_an_open_document_it_goes_to_that_document(self):
+        document = self.daemon.path("library", "Letters", "Bank.pdf")
+        os.makedirs(os.path.dirname(document), exist_ok=True)
+        text_pdf(document, ["Statement, page one"])
+        other = photo(self.daemon.path("other.jpg"), {"angle": -12, "tilt": 15, "size": [1200, 900]})
+        with open(other, "rb") as f:
+            status, answer = self.upload("photo.jpg", f.read(), path="Letters/Bank.pdf")
+        self.assertEqual((status, answer["target"]), (200, "Letters/Bank.pdf"), answer)
+        self.daemon.wait_for(lambda: len(self.daemon.history("Letters/Bank.pdf")) == 2, what="the page in Bank.pdf")
+        assert_readers_agree(document, 2)
+        # Its request did its work and is gone; the inbox is empty.
+        uploads = self.daemon.path("state", "uploads")
+        self.daemon.wait_for(lambda: not [n for n in os.listdir(uploads) if n.endswith(".json")], what="the request removed")
+
+    def test_the_inboxs_limits_are_checked_before_anything_is_stored(self):
+        before = inbox_files(self.daemon)
+        # Too large by its length: refused before a byte is read.
+        status, answer = self.upload("big.jpg", b"\xff\xd8" + b"\0" * (3 << 20))
+        self.assertEqual(status, 413, answer)
+        self.assertIn("big.jpg: larger than limits.max_input_size", answer["error"])
+        # Not a type the inbox takes.
+        status, answer = self.upload("notes.jpg", b"just some text, not a picture\n" * 100)
+        self.assertEqual(status, 415, answer)
+        self.assertIn("notes.jpg: not a PDF or an image the inbox takes", answer["error"])
+        # More pixels than limits.max_pixels, said from the header (a 3000 x 2000 JPEG is 6 megapixels).
+        large = self.daemon.path("large.jpg")
+        subprocess.run(["convert", "-size", "3000x2000", "xc:white", "-quality", "50", large], check=True)
+        with open(large, "rb") as f:
+            status, answer = self.upload("large.jpg", f.read())
+        self.assertEqual(status, 422, answer)
+        self.assertIn("large.jpg", answer["error"])
+        self.assertIn("3000 x 2000 pixels, over the limit of 5 megapixels (limits.max_pixels)", answer["error"])
+        self.assertEqual(inbox_files(self.daemon), before, "nothing reached the inbox")
+
+    def test_names_and_paths_cannot_lead_out(self):
+        outside = self.daemon.path("secret.pdf")
+        text_pdf(outside, ["not in the library"])
+        status, _ = self.upload("x.jpg", self.bytes, path="../secret.pdf")
+        self.assertEqual(status, 404)
+        small = self.daemon.path("small.jpg")
+        subprocess.run(["convert", "-size", "300x200", "xc:white", "-fill", "black", "-draw", "rectangle 20,20 120,80", small], check=True)
+        with open(small, "rb") as f:
+            status, answer = self.upload("..%2F..%2Fescape.jpg", f.read())
+        self.assertEqual(status, 200, answer)
+        self.assertEqual(answer["name"], "workspace/escape.jpg")
+        self.assertFalse(os.path.exists(self.daemon.path("escape.jpg")))
+        anonymous = Client(self.daemon, login=False)
+        self.assertEqual(self.upload("y.jpg", self.bytes, client=anonymous)[0], 401)
+        self.assertEqual(anonymous.request("POST", "/api/upload?name=y.jpg", self.bytes, {"X-PDFTrapper-CSRF": ""})[0], 401)
+        status, _, _ = self.client.request("POST", "/api/upload?name=y.jpg", self.bytes, {"X-PDFTrapper-CSRF": ""})
+        self.assertEqual(status, 403)
+
+    def test_an_upload_cut_off_leaves_nothing_behind(self):
+        before = inbox_files(self.daemon)
+        connection = socket.create_connection(("127.0.0.1", self.daemon.port))
+        head = (f"POST /api/upload?name=cut.jpg HTTP/1.1\r\nHost: {self.daemon.host}\r\n"
+                f"Cookie: pdftrapper_session={self.client.cookie}\r\nX-PDFTrapper-CSRF: 1\r\n"
+                f"Content-Type: image/jpeg\r\nContent-Length: {len(self.bytes)}\r\n\r\n")
+        connection.sendall(head.encode() + self.bytes[:len(self.bytes) // 2])
+        connection.close()
+        # The half written under a hidden name goes when the server sees the connection gone.
+        self.daemon.wait_for(lambda: inbox_files(self.daemon) == before, what="the cut-off upload's file removed")
+        if os.path.exists(self.daemon.path("library", "Inbox.pdf")):
+            self.assertFalse(any("cut.jpg" in line for line in self.daemon.history("Inbox.pdf")))
+
+
+class UploadBrowserTests(unittest.TestCase):
+    """In Chromium as a phone (390 x 844, touch): the file input a phone opens its camera from."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = Daemon(rule='find_page = true\nclean = "auto"')
+        with open(cls.daemon.path("signatures", "jane.toml"), "w") as f:
+            f.write('width = 3\nstrokes = [[[0, 40], [15, 5], [30, 40], [45, 10], [60, 35], [90, 20]]]\n')
+        cls.browser = shared_browser()
+        cls.browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+        cls.browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        cls.browser.get(cls.daemon.login_url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        cls.browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+        cls.daemon.stop()
+
+    def js(self, script, *arguments):
+        return self.browser.execute_script(script, *arguments)
+
+    def wait_ready(self):
+        self.daemon.wait_for(lambda: self.js("return document.body.dataset.state") == "ready", what="the workspace ready")
+
+    def wait_upload(self):
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('upload-status').dataset.state") in ("done", "error"),
+                             what="the upload to end")
+        return self.js("const s = document.getElementById('upload-status'); return [s.dataset.state, s.textContent];")
+
+    def test_a_photo_added_to_the_open_document_appears_in_it_live(self):
+        document = self.daemon.path("library", "Receipts.pdf")
+        text_pdf(document, ["Receipts, page one"])
+        self.browser.get(self.daemon.base + "/#/doc/Receipts.pdf")
+        self.wait_ready()
+        self.js("window.notReloaded = true")
+        shot = photo(self.daemon.path("IMG_0007.jpg"))
+        self.browser.find_element(By.ID, "add-pages-input").send_keys(shot)
+        state, text = self.wait_upload()
+        self.assertEqual(state, "done", text)
+        self.daemon.wait_for(lambda: self.js("const i = document.querySelector('.thumb[data-page=\"2\"] img');"
+                                             "return !!i && i.complete && i.naturalWidth > 0"), what="page 2 in the strip")
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('page-number').textContent.startsWith('2 / 2')"),
+                             what="the view to follow to the new page")
+        self.assertTrue(self.js("return window.notReloaded === true"), "the page was reloaded")
+        history = self.daemon.history("Receipts.pdf")
+        self.assertEqual(len(history), 2, history)
+        self.assertIn("IMG_0007.jpg", history[1])
+        self.assertIn("uploaded in the workspace", history[1])
+        self.assertIn("find_page: A4 sheet found", history[1])
+        assert_readers_agree(document, 2)
+        # A clean page: the sheet alone, A4.
+        info = subprocess.run(["pdfinfo", "-f", "2", "-l", "2", document], check=True, capture_output=True, text=True).stdout
+        self.assertRegex(info, r"Page\s+2 size:\s+595\.\d+ x 841\.\d+ pts")
+        # And signed with a finger: the saved signature placed by a tap, saved as one revision.
+        self.wait_ready()
+        self.browser.find_element(By.ID, "tool-signature").click()
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, '.signature-item[data-name="jane"]'),
+                             what="the saved signature in the menu")
+        self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="jane"]').click()
+        # The page's middle, brought into the phone's view.
+        box = self.js("const c = document.getElementById('page-canvas'); c.scrollIntoView({block: 'center'});"
+                      "const r = c.getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+        finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+        actions = ActionBuilder(self.browser, mouse=finger, duration=10)
+        actions.pointer_action.move_to_location(round(box[0] + box[2] * 0.5), round(box[1] + box[3] * 0.5)).pointer_down().pointer_up()
+        actions.perform()
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('unsaved-count').dataset.count") == "1",
+                             what="the signature placed")
+        self.browser.find_element(By.ID, "save").click()
+        self.daemon.wait_for(lambda: len(self.daemon.history("Receipts.pdf")) == 3, what="the signature's revision")
+        signed = [a for a in self.daemon.annotations("Receipts.pdf") if a["kind"] in ("Stamp", "Ink") and a["page"] == 2]
+        self.assertEqual(len(signed), 1, self.daemon.annotations("Receipts.pdf"))
+        assert_readers_agree(document, 2)
+        self.wait_ready()
+        # The same photo again (a retry, a double tap): one page, and the page says so.
+        self.browser.find_element(By.ID, "add-pages-input").send_keys(shot)
+        state, text = self.wait_upload()
+        self.assertEqual(state, "done", text)
+        self.assertIn("stored once", text)
+        self.assertEqual(len(self.daemon.history("Receipts.pdf")), 3)
+
+    def test_from_the_library_the_rules_route_it_and_a_refusal_is_shown(self):
+        self.browser.get(self.daemon.base + "/#/")
+        self.wait_ready()
+        shot = photo(self.daemon.path("IMG_0100.jpg"), {"angle": 5, "tilt": 10, "size": [1200, 900]})
+        self.browser.find_element(By.ID, "library-add-pages-input").send_keys(shot)
+        state, text = self.wait_upload()
+        self.assertEqual(state, "done", text)
+        target = self.daemon.path("library", "Inbox.pdf")
+        self.daemon.wait_for(lambda: os.path.exists(target) and any("IMG_0100.jpg" in line for line in self.daemon.history("Inbox.pdf")),
+                             what="the rule's target")
+        bad = self.daemon.path("notes.png")
+        with open(bad, "w") as f:
+            f.write("not a picture at all\n" * 50)
+        self.js("document.getElementById('upload-status').dataset.state = ''")
+        self.browser.find_element(By.ID, "library-add-pages-input").send_keys(bad)
+        state, text = self.wait_upload()
+        self.assertEqual(state, "error")
+        self.assertIn("notes.png: not a PDF or an image the inbox takes", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
