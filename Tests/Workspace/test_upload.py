@@ -216,6 +216,15 @@ class UploadBrowserTests(unittest.TestCase):
         self.assertEqual(len(signed), 1, self.daemon.annotations("Receipts.pdf"))
         assert_readers_agree(document, 2)
         self.wait_ready()
+        # The page came from a photo: its crop dialog opens, and fits the phone's width.
+        self.browser.find_element(By.ID, "page-reframe").click()
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('reframe-dialog').dataset.ready === 'true'"),
+                             what="the photo in the crop dialog")
+        fits = self.js("const d = document.getElementById('reframe-dialog').getBoundingClientRect(),"
+                       " p = document.getElementById('reframe-photo').getBoundingClientRect();"
+                       "return [d.left >= 0 && d.right <= innerWidth, p.left >= d.left && p.right <= d.right, p.width > 200];")
+        self.assertEqual(fits, [True, True, True])
+        self.browser.find_element(By.ID, "reframe-cancel").click()
         # The same photo again (a retry, a double tap): one page, and the page says so.
         self.browser.find_element(By.ID, "add-pages-input").send_keys(shot)
         state, text = self.wait_upload()
