@@ -143,10 +143,12 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
             if let origin = request.header("Origin"), let host = request.header("Host"), origin != "http://\(host)", origin != "https://\(host)" {
                 return WebJSON.error(403, "a change from another origin (\(origin)) is refused")
             }
-            // An upload that cannot be taken is answered before its body is read.
+            // An upload to no document is answered before its body is read. One too large is read
+            // and dropped first (a browser that is still sending takes an early answer for a broken
+            // connection, and would never show the reason), unless it is far too large to be a mistake.
             if request.path == "/api/upload" {
                 if let relative = request.query("path"), library.resolve(relative) == nil { return HTTPResponse(status: 404) }
-                if let length = request.header("Content-Length").flatMap(Int.init), length > config.limits.maxInputBytes {
+                if let length = request.header("Content-Length").flatMap(Int.init), length / 4 > config.limits.maxInputBytes {
                     return WorkspaceUpload.tooLarge(WorkspaceUpload.fileName(request.query("name")), config).response
                 }
             }

@@ -35,6 +35,7 @@ final class WorkspaceUpload: HTTPUpload {
     private var received = 0
     private let digest: FileDigest.Context
     private var kind = FileKind.unknown
+    private let declaredTooLarge: Bool
 
     /// What is looked at before a byte is written: enough for any header the sniffing reads.
     static let headBytes = 64 << 10
@@ -46,7 +47,8 @@ final class WorkspaceUpload: HTTPUpload {
         self.target = target?.path
         self.targetRelative = target?.relative
         self.config = config
-        if let declaredLength, declaredLength > config.limits.maxInputBytes { throw Self.tooLarge(name, config) }
+        // Refused at its first piece (the rest is read and dropped, then the reason given).
+        declaredTooLarge = (declaredLength ?? 0) > config.limits.maxInputBytes
         do {
             inbox = try FolderRoot(config.inbox.path, label: "inbox")
             digest = try FileDigest.Context()
@@ -72,7 +74,7 @@ final class WorkspaceUpload: HTTPUpload {
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse? {
         received += bytes.count
-        guard received <= config.limits.maxInputBytes else { return Self.tooLarge(name, config).response }
+        guard received <= config.limits.maxInputBytes, !declaredTooLarge else { return Self.tooLarge(name, config).response }
         digest.update(bytes)
         if fd < 0 {
             head.append(contentsOf: bytes)

@@ -94,6 +94,13 @@ class UploadHTTPTests(unittest.TestCase):
         status, answer = self.upload("big.jpg", b"\xff\xd8" + b"\0" * (3 << 20))
         self.assertEqual(status, 413, answer)
         self.assertIn("big.jpg: larger than limits.max_input_size", answer["error"])
+        # Far too large to be a mistake: answered from its headers alone, before any of it is sent.
+        connection = socket.create_connection(("127.0.0.1", self.daemon.port))
+        connection.sendall((f"POST /api/upload?name=huge.jpg HTTP/1.1\r\nHost: {self.daemon.host}\r\n"
+                            f"Cookie: pdftrapper_session={self.client.cookie}\r\nX-PDFTrapper-CSRF: 1\r\n"
+                            f"Content-Length: {100 << 20}\r\n\r\n").encode())
+        self.assertTrue(connection.recv(4096).startswith(b"HTTP/1.1 413"))
+        connection.close()
         # Not a type the inbox takes.
         status, answer = self.upload("notes.jpg", b"just some text, not a picture\n" * 100)
         self.assertEqual(status, 415, answer)
