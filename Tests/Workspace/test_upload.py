@@ -118,7 +118,9 @@ class UploadHTTPTests(unittest.TestCase):
     def test_names_and_paths_cannot_lead_out(self):
         outside = self.daemon.path("secret.pdf")
         text_pdf(outside, ["not in the library"])
-        status, _ = self.upload("x.jpg", self.bytes, path="../secret.pdf")
+        # Refused from the headers: a small body, so the early answer is not taken for a broken pipe.
+        head = self.bytes[:4096]
+        status, _ = self.upload("x.jpg", head, path="../secret.pdf")
         self.assertEqual(status, 404)
         small = self.daemon.path("small.jpg")
         subprocess.run(["convert", "-size", "300x200", "xc:white", "-fill", "black", "-draw", "rectangle 20,20 120,80", small], check=True)
@@ -128,9 +130,9 @@ class UploadHTTPTests(unittest.TestCase):
         self.assertEqual(answer["name"], "workspace/escape.jpg")
         self.assertFalse(os.path.exists(self.daemon.path("escape.jpg")))
         anonymous = Client(self.daemon, login=False)
-        self.assertEqual(self.upload("y.jpg", self.bytes, client=anonymous)[0], 401)
-        self.assertEqual(anonymous.request("POST", "/api/upload?name=y.jpg", self.bytes, {"X-PDFTrapper-CSRF": ""})[0], 401)
-        status, _, _ = self.client.request("POST", "/api/upload?name=y.jpg", self.bytes, {"X-PDFTrapper-CSRF": ""})
+        self.assertEqual(self.upload("y.jpg", head, client=anonymous)[0], 401)
+        self.assertEqual(anonymous.request("POST", "/api/upload?name=y.jpg", head, {"X-PDFTrapper-CSRF": ""})[0], 401)
+        status, _, _ = self.client.request("POST", "/api/upload?name=y.jpg", head, {"X-PDFTrapper-CSRF": ""})
         self.assertEqual(status, 403)
 
     def test_an_upload_cut_off_leaves_nothing_behind(self):
