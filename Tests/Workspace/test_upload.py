@@ -155,8 +155,6 @@ class UploadBrowserTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.daemon = Daemon(rule='find_page = true\nclean = "auto"')
-        with open(cls.daemon.path("signatures", "jane.toml"), "w") as f:
-            f.write('width = 3\nstrokes = [[[0, 40], [15, 5], [30, 40], [45, 10], [60, 35], [90, 20]]]\n')
         cls.browser = shared_browser()
         cls.browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                     {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
@@ -204,12 +202,33 @@ class UploadBrowserTests(unittest.TestCase):
         # A clean page: the sheet alone, A4.
         info = subprocess.run(["pdfinfo", "-f", "2", "-l", "2", document], check=True, capture_output=True, text=True).stdout
         self.assertRegex(info, r"Page\s+2 size:\s+595\.\d+ x 841\.\d+ pts")
-        # And signed with a finger: the saved signature placed by a tap, saved as one revision.
+        # And signed with a finger: a signature drawn on the pad with a finger, then placed by a tap,
+        # saved as one revision.
         self.wait_ready()
         self.browser.find_element(By.ID, "tool-signature").click()
-        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, '.signature-item[data-name="jane"]'),
-                             what="the saved signature in the menu")
-        self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="jane"]').click()
+        self.daemon.wait_for(lambda: self.browser.find_element(By.ID, "new-signature").is_displayed(), what="the menu")
+        self.browser.find_element(By.ID, "new-signature").click()
+        pad = self.browser.find_element(By.ID, "signature-pad")
+        self.daemon.wait_for(pad.is_displayed, what="the signature pad")
+        rect = self.js("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];", pad)
+        finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+        actions = ActionBuilder(self.browser, mouse=finger, duration=10)
+        actions.pointer_action.move_to_location(round(rect[0] + 15), round(rect[1] + rect[3] * 0.7)).pointer_down()
+        for step in range(1, 12):
+            actions.pointer_action.move_to_location(round(rect[0] + 15 + step * rect[2] * 0.07),
+                                                    round(rect[1] + rect[3] * (0.7 - 0.4 * (step % 2))))
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        self.browser.find_element(By.ID, "signature-name").send_keys("thumb")
+        self.browser.find_element(By.ID, "signature-save").click()
+        self.daemon.wait_for(lambda: os.path.exists(self.daemon.path("signatures", "thumb.json")), what="the finger's signature")
+        with open(self.daemon.path("signatures", "thumb.json")) as f:
+            self.assertGreaterEqual(len(json.load(f)["strokes"][0]), 5, "the finger's stroke was drawn on the pad")
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, '.signature-item[data-name="thumb"]'),
+                             what="the new signature in the menu")
+        if not self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="thumb"]').is_displayed():
+            self.browser.find_element(By.ID, "tool-signature").click()
+        self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="thumb"]').click()
         # The page's middle, brought into the phone's view.
         box = self.js("const c = document.getElementById('page-canvas'); c.scrollIntoView({block: 'center'});"
                       "const r = c.getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
