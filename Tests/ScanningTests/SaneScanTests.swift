@@ -88,7 +88,14 @@ extension SaneTests {
                 device.cancel()
                 let reference = try Independent.scanimage(["--depth", "1", "--test-picture", "Grid", "--resolution", "100", "-x", "50", "-y", "30"])
                 #expect(Independent.split(page.pnm()).fields == Independent.split(reference).fields)
-                #expect(Independent.split(page.pnm()).pixels == Independent.split(reference).pixels)
+                // The padding bits after each row's last pixel are whatever the backend left there
+                // (they differed between two scans in CI): every real pixel's bit is compared.
+                let rowBytes = (page.width + 7) / 8
+                let keep = UInt8(truncatingIfNeeded: 0xFF00 >> (page.width % 8 == 0 ? 8 : page.width % 8))
+                func pixelBits(_ bytes: [UInt8]) -> [UInt8] {
+                    bytes.enumerated().map { $0.offset % rowBytes == rowBytes - 1 ? $0.element & keep : $0.element }
+                }
+                #expect(pixelBits(Independent.split(page.pnm()).pixels) == pixelBits(Independent.split(reference).pixels))
             }
         }
 
