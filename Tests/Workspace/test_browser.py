@@ -8,7 +8,6 @@ PDFTRAPPER_SCREENSHOTS=DIR saves the README's screenshots there.
 import json
 import os
 import re
-import shutil
 import subprocess
 import time
 import unittest
@@ -18,7 +17,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 
-from workspace import (BIN, ROOT, Client, Daemon, assert_readers_agree, changed_pixels, leave_browser, render, shared_browser,
+from workspace import (BIN, ROOT, Client, Daemon, assert_readers_agree, changed_pixels, leave_browser, render, sign_on_pad, shared_browser,
                        text_pdf)
 
 
@@ -219,15 +218,7 @@ class BrowserTests(unittest.TestCase):
         self.click("new-signature")
         pad = self.browser.find_element(By.ID, "signature-pad")
         self.daemon.wait_for(pad.is_displayed, what="the signature pad")
-        rect = self.js("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];", pad)
-        mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
-        actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
-        actions.pointer_action.move_to_location(round(rect[0] + 20), round(rect[1] + rect[3] * 0.7)).pointer_down()
-        for step in range(1, 12):
-            actions.pointer_action.move_to_location(round(rect[0] + 20 + step * rect[2] * 0.07),
-                                                    round(rect[1] + rect[3] * (0.7 - 0.4 * (step % 2))))
-        actions.pointer_action.pointer_up()
-        actions.perform()
+        sign_on_pad(self.browser, PointerInput(interaction.POINTER_MOUSE, "mouse"))
         self.browser.find_element(By.ID, "signature-name").send_keys("mine")
         self.click("signature-save")
         self.daemon.wait_for(lambda: os.path.exists(self.daemon.path("signatures", "mine.json")), what="the new signature's file")

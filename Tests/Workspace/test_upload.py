@@ -14,7 +14,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 
-from workspace import ROOT, Client, Daemon, assert_readers_agree, shared_browser, text_pdf
+from workspace import ROOT, Client, Daemon, assert_readers_agree, leave_browser, shared_browser, sign_on_pad, text_pdf
 
 SCENE = os.path.join(ROOT, "Tests", "Fixtures", "photo-scenes", "scene.py")
 
@@ -165,6 +165,7 @@ class UploadBrowserTests(unittest.TestCase):
     def tearDownClass(cls):
         cls.browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         cls.browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+        leave_browser(cls.browser)
         cls.daemon.stop()
 
     def js(self, script, *arguments):
@@ -210,15 +211,7 @@ class UploadBrowserTests(unittest.TestCase):
         self.browser.find_element(By.ID, "new-signature").click()
         pad = self.browser.find_element(By.ID, "signature-pad")
         self.daemon.wait_for(pad.is_displayed, what="the signature pad")
-        rect = self.js("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];", pad)
-        finger = PointerInput(interaction.POINTER_TOUCH, "finger")
-        actions = ActionBuilder(self.browser, mouse=finger, duration=10)
-        actions.pointer_action.move_to_location(round(rect[0] + 15), round(rect[1] + rect[3] * 0.7)).pointer_down()
-        for step in range(1, 12):
-            actions.pointer_action.move_to_location(round(rect[0] + 15 + step * rect[2] * 0.07),
-                                                    round(rect[1] + rect[3] * (0.7 - 0.4 * (step % 2))))
-        actions.pointer_action.pointer_up()
-        actions.perform()
+        sign_on_pad(self.browser, PointerInput(interaction.POINTER_TOUCH, "finger"))
         self.browser.find_element(By.ID, "signature-name").send_keys("thumb")
         self.browser.find_element(By.ID, "signature-save").click()
         self.daemon.wait_for(lambda: os.path.exists(self.daemon.path("signatures", "thumb.json")), what="the finger's signature")

@@ -22,6 +22,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BIN = os.environ.get("PDFTRAPPER_BIN", os.path.join(ROOT, ".build", "debug", "pdftrapper"))
 
 
+def sign_on_pad(browser, pointer):
+    """A zigzag signature drawn across the open signature pad (#signature-pad) with `pointer`
+    (a selenium PointerInput: a mouse, or a finger on a touch screen), in real pointer events."""
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.by import By
+    pad = browser.find_element(By.ID, "signature-pad")
+    rect = browser.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];", pad)
+    actions = ActionBuilder(browser, mouse=pointer, duration=10)
+    actions.pointer_action.move_to_location(round(rect[0] + 15), round(rect[1] + rect[3] * 0.7)).pointer_down()
+    for step in range(1, 12):
+        actions.pointer_action.move_to_location(round(rect[0] + 15 + step * rect[2] * 0.07),
+                                                round(rect[1] + rect[3] * (0.7 - 0.4 * (step % 2))))
+    actions.pointer_action.pointer_up()
+    actions.perform()
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
