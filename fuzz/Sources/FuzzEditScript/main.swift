@@ -22,6 +22,10 @@ public func fuzzEditScript(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = into.render(Fixtures.values)
         case .erase(let filter):
             resolve(filter.pages)
+        case .reframe(_, let corners):
+            // What the parser promises the editor: four corners on the photo, a convex shape.
+            precondition(corners.count == 4 && corners.allSatisfy { (0...1).contains($0.x) && (0...1).contains($0.y) }
+                         && SheetFinder.quadrilateral(corners) != nil)
         case .insertBlank, .metadata, .bookmark, .undo, .redo, .markup, .signature:
             break
         }
