@@ -339,7 +339,8 @@ public enum PageProcessor {
         return try page(written(pix) { lept.pixWriteMemPng($0, $1, $2, 0) }, flate: flate)
     }
 
-    private static func written(_ pix: LeptonicaPix,
+    /// The bytes leptonica's `pixWriteMem*` function `write` makes of `pix`.
+    static func written(_ pix: LeptonicaPix,
                                 _ write: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<PIX>?) -> Int32)
         throws -> [UInt8] {
         var data: UnsafeMutablePointer<UInt8>?

@@ -50,13 +50,7 @@ public enum PhotoReframe {
         var pix = try PageProcessor.oriented(try pixels(of: image, flate: flate), photo.orientation)
         let scale = Float(width) / Float(pix.width)
         if scale < 1, let smaller = LeptonicaPix(lept, lept.pixScale(pix.pix, scale, scale)) { pix = smaller }
-        var data: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        guard lept.pixWriteMemJpeg(&data, &size, pix.pix, 85, 0) == 0, let data else {
-            throw ImageInputError.decodeFailed(.jpeg, "leptonica could not encode the photo")
-        }
-        defer { lept.lept_free(data) }
-        return Array(UnsafeBufferPointer(start: data, count: size))
+        return try PageProcessor.written(pix) { lept.pixWriteMemJpeg($0, $1, $2, 85, 0) }
     }
 
     /// What ingest keeps of a photo `find_page` looked at: `original` (the page as made from the

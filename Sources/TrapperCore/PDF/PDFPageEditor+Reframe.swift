@@ -27,10 +27,8 @@ extension PDFPageEditor {
         makeUnique()
         let page = try located(index, .reframe)
         guard tree.pages[page].overlay == nil else { throw PDFPageEditError(.reframe, page: index, .reframedAndFlattened) }
-        for key: PDFName in ["CropBox", "TrimBox", "BleedBox", "ArtBox"] {
-            // Set explicitly empty where a parent would hand one down: the page is its picture.
-            tree.pages[page].dictionary[key] = nil
-        }
+        for key: PDFName in ["CropBox", "TrimBox", "BleedBox", "ArtBox"] { tree.pages[page].dictionary[key] = nil }
+        // A crop box a parent hands down would cut the new picture: the page's own is the whole picture.
         if tree.effective("CropBox", of: page) != nil {
             tree.pages[page].dictionary["CropBox"] = .array([0, 0, PDFPageTree.number(picture.widthPoints), PDFPageTree.number(picture.heightPoints)])
         }
