@@ -6,7 +6,7 @@ import PackageDescription
 
 /// A C library from Debian, seen through a module map. `pkgConfig` adds the include paths a
 /// library's headers need; the link line lives in the module map. The heavy libraries (tesseract,
-/// leptonica, poppler, zbar, qpdf, SANE, libmicrohttpd, libheif, libwebp) are not linked at all but opened on first use, their
+/// leptonica, poppler, zbar, qpdf, SANE, libmicrohttpd, libheif, libwebp, libcurl) are not linked at all but opened on first use, their
 /// shims listing the functions to look up (Sources/CLinux/lazy.h); they take no `pkgConfig`, which
 /// would link them.
 func shim(_ name: String, pkgConfig: String? = nil, apt: String) -> Target {
@@ -50,6 +50,7 @@ let package = Package(
         shim("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         shim("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
         shim("CMicroHTTPD", apt: "libmicrohttpd-dev"),
+        shim("CCurl", apt: "libcurl4-openssl-dev"),
         shim("CHeif", apt: "libheif-dev"),
         shim("CWebP", apt: "libwebp-dev"),
         // openat2(2) and renameat2(2), which glibc 2.36 does not wrap: the kernel confines paths beneath a folder.
@@ -62,7 +63,9 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(includeFlags("poppler-glib"))]),
         .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract", "CZbar", "CHeif", "CWebP"]),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
-        .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing"]),
+        // Webhook delivery: HTTP POSTs through libcurl.
+        .target(name: "HTTPClient", dependencies: ["TrapperCore", "CCurl"]),
+        .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient"]),
 
         // The workspace: HTTP through libmicrohttpd, sessions, routes, live events; its pages are in web/.
         .target(name: "Web", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Hashing", "CMicroHTTPD", "CLinux"]),
@@ -79,6 +82,7 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "PDFAccess", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Web", "Daemon", "TrapperCore", "TestSupport"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "TrapperCore"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
         // Runs the real binary, as a user would.
         .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "TestSupport"]),
     ],

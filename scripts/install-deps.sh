@@ -3,10 +3,11 @@
 # second run costs a second. Run as root (CI and the dev machines are root; elsewhere, sudo).
 set -euo pipefail
 
-# Headers and libraries behind the systemLibrary shims.
+# Headers and libraries behind the systemLibrary shims. libcurl4-openssl-dev conflicts with the
+# other flavours' -dev packages: apt-get -y below removes libcurl4-nss-dev or libcurl4-gnutls-dev.
 build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev libqpdf-dev
   libleptonica-dev libtesseract-dev libzbar-dev libsystemd-dev zlib1g-dev libssl-dev libmicrohttpd-dev
-  libheif-dev libwebp-dev)
+  libcurl4-openssl-dev libheif-dev libwebp-dev)
 # The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools,
 # and zint, which prints the barcodes of the separator tests.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
