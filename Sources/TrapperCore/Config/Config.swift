@@ -13,6 +13,8 @@ public struct Config: Sendable {
     public var limits = LimitsSettings()
     /// `[web]`: the workspace; nil when the config has no such table (then `run` serves nothing).
     public var web: WebSettings?
+    /// `[[notify]]`: who hears of revisions, quarantines, failed scans, starts and stops.
+    public var notify: [Subscriber] = []
     /// What is allowed but most likely not meant: check-config prints it, the daemon logs it at start.
     public var warnings: [ConfigDiagnostic] = []
 

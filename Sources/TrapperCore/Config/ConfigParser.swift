@@ -48,6 +48,7 @@ struct ConfigBuilder {
         var profilesTable = top.subtable("profile")
         var limitsTable = top.subtable("limits")
         var webTable = top.subtable("web")
+        let notifyTables = top.arrayOfTables("notify")
         top.finish()
         let limits = self.limits(&limitsTable)
 
@@ -67,6 +68,7 @@ struct ConfigBuilder {
         let profiles = scanProfiles(&profilesTable, ruleNames: rules.map(\.name))
         let scanners = scannerBindings(scannerTables, profiles: profiles.map(\.name))
         let web = webSettings(&webTable)
+        let notify = NotifyReader(log: log).subscribers(notifyTables)
 
         guard let library, let inboxPath, let inbox, let edits, let signatures else { return nil }
         var folders = [Folder(key: "library.root", path: library.value, location: library.location, watched: false),
@@ -78,7 +80,7 @@ struct ConfigBuilder {
         return Config(file: file, daemon: DaemonSettings(stateDir: daemon.stateDir.value, logLevel: daemon.logLevel),
                       library: LibrarySettings(root: library.value), inbox: inbox,
                       edits: EditsSettings(path: edits.path, purge: purge), signatures: FolderSettings(path: signatures.path),
-                      rules: rules, scanners: scanners, profiles: profiles, limits: limits, web: web)
+                      rules: rules, scanners: scanners, profiles: profiles, limits: limits, web: web, notify: notify)
     }
 
     // MARK: sections

@@ -31,6 +31,9 @@ public struct RevisionRecord: Sendable, Equatable {
     public var inputs: [Input]
     /// A free-form line for the log and `history` (e.g. "2 blank pages dropped").
     public var note: String?
+    /// Its place in the file's history (1 made the file; a part another program wrote counts as
+    /// one), so an event can say "revision 12" without walking the file. Set when it is written.
+    public var number: Int?
 
     public init(operation: Operation, date: Date, base: Int, pagesAdded: Int, position: PDFPagePosition = .end,
                 inputs: [Input], note: String? = nil) {
@@ -54,6 +57,7 @@ public struct RevisionRecord: Sendable, Equatable {
             }),
         ]
         if let note { dictionary["Note"] = .string(PDFString(note)) }
+        if let number { dictionary["N"] = .integer(number) }
         return dictionary
     }
 
@@ -69,6 +73,7 @@ public struct RevisionRecord: Sendable, Equatable {
         position = record["Position"]?.nameValue == "Front" ? .front : .end
         date = record["Date"]?.stringValue.flatMap { Self.date(fromPDF: $0.description) } ?? Date(timeIntervalSince1970: 0)
         note = record["Note"]?.stringValue?.description
+        number = record["N"]?.integerValue
         inputs = record["Inputs"]?.arrayValue?.compactMap { item in
             guard let fields = item.dictionaryValue, let name = fields["Name"]?.stringValue?.description else { return nil }
             return Input(name: name, sha256: fields["SHA256"]?.stringValue?.bytes ?? [], pages: fields["Pages"]?.integerValue ?? 0)
