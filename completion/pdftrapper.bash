@@ -9,7 +9,7 @@
 #
 # Check it: bash completion/pdftrapper.bash --self-check   (prints "ok")
 
-_pdftrapper_commands="run status ingest scan devices apply annotations history preview undo redo compact recover check-config explain ocr serve web-url help"
+_pdftrapper_commands="run status ingest scan devices apply annotations history preview undo redo compact recover events check-config explain ocr serve web-url help"
 
 # Flags (no value) and options (with a value) of each command; every command also takes --help.
 _pdftrapper_flags() {
@@ -25,6 +25,7 @@ _pdftrapper_options() {
     case $1 in
         run | check-config | serve | web-url) echo "--config" ;;
         status) echo "--config --json" ;;
+        events) echo "--config --retry --json" ;;
         ingest) echo "--to --config --rule --state-dir" ;;
         scan) echo "--profile --to --config --state-dir" ;;
         apply | redo | compact | recover) echo "--config --state-dir" ;;
@@ -280,7 +281,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" && ${1-} == --self-check ]]; then
     failed=
     # Every command of `pdftrapper --help` (CLI.swift), written out again here on purpose.
     _pdftrapper_expect "pdftrapper " "$(_pdftrapper_try pdftrapper "")" \
-        run status ingest scan devices apply annotations history preview undo redo compact recover \
+        run status ingest scan devices apply annotations history preview undo redo compact recover events \
         check-config explain ocr serve web-url help --help --version
     _pdftrapper_refuse "pdftrapper " "$(_pdftrapper_try pdftrapper "")" scanner-agent
     if [[ -n ${PDFTRAPPER_BIN-} && -x $PDFTRAPPER_BIN ]]; then

@@ -31,3 +31,9 @@ static inline int trapper_renameat2(int olddirfd, const char *oldpath, int newdi
                                     unsigned int flags) {
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
 }
+
+// A pipe whose ends close on exec (pipe2 is a GNU extension glibc's headers hide from Swift): a
+// hook command started meanwhile by another thread never inherits them.
+static inline int trapper_cloexec_pipe(int fds[2]) {
+    return (int)syscall(SYS_pipe2, fds, O_CLOEXEC);
+}

@@ -34,6 +34,8 @@ public final class InboxDaemon {
     /// what starts it again when a reload changes what it serves.
     var companion: (any Companion)?
     var companionStarter: CompanionStarter?
+    /// Sends the events outbox to the `[[notify]]` subscribers; nil when there are none.
+    var delivery: EventDelivery?
 
     /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
     /// `companion` starts what serves beside the daemon (the workspace) once the daemon is set up.
@@ -112,6 +114,7 @@ public final class InboxDaemon {
         status.state = "idle"
         saveStatus()
         notifier.notify("READY=1\nSTATUS=\(statusLine)")
+        startDelivery()
         while true {
             for request in signals.pending() {
                 switch request {
@@ -127,6 +130,7 @@ public final class InboxDaemon {
                     companion?.stop()
                     reportEditScripts()
                     ocrWorkers?.stop()
+                    stopDelivery()
                     status.state = "stopped"
                     saveStatus()
                     log.log(.info, "pdftrapper: stopping")
@@ -203,6 +207,7 @@ public final class InboxDaemon {
             log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
             store = freshStore
             inbox = freshInbox
+            updateDelivery()
             if watchesChanged { try startWatching() }
             superviseScanners()
             log.log(.notice, "pdftrapper: reloaded \(configPath): \(config.rules.count) rules")
@@ -458,7 +463,9 @@ public final class InboxDaemon {
 
     /// The daemon's store writes only beneath the configured folders (ConfinedFolders).
     public static func openStore(_ config: Config) throws -> TargetStore {
-        try TargetStore.open(state: StateDirectory.forLibrary(config), folders: try ConfinedFolders.daemon(config))
+        let store = try TargetStore.open(state: StateDirectory.forLibrary(config), folders: try ConfinedFolders.daemon(config))
+        store.outbox = EventOutbox(config)
+        return store
     }
 
     /// The folders the config names, made when missing (a fresh install starts with none).

@@ -36,5 +36,12 @@ enum CheckConfigCommand: Command {
         return "\(config.file): valid; library \(config.library.root), inbox \(config.inbox.path), "
             + "\(count(config.rules.count, "rule")), \(count(config.scanners.count, "scanner")), "
             + "\(count(config.profiles.count, "profile"))"
+            + (config.notify.isEmpty ? "" : ", " + count(config.notify.count, "subscriber") + " ("
+                + config.notify.map { subscriber in
+                    switch subscriber.delivery {
+                    case .url(let url): "\(subscriber.name): \(url)"
+                    case .command(let command): "\(subscriber.name): \(command[0])"
+                    }
+                }.joined(separator: ", ") + ")")
     }
 }

@@ -45,6 +45,8 @@ extension CommandContext {
         }
         do {
             let store = try TargetStore.open(state: StateDirectory(path: folder), folders: folders)
+            // With the config's subscribers, a command's revisions are announced as the daemon's are.
+            store.outbox = config.flatMap(EventOutbox.init)
             try store.recoverAll()
             store.log.forEach { err("pdftrapper: \($0)") }
             return .success(store)

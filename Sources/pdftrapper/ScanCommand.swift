@@ -81,6 +81,10 @@ enum ScanCommand: Command {
                 context.err("pdftrapper scan: \(name): the document feeder is empty; nothing scanned")
                 return .noInput
             } catch {
+                if let problem = store.outbox?.scanFailed(profile: profile.name, device: device.name, batch: batch.manifest.name,
+                                                          reason: "the scan failed after \(batch.manifest.pages.count) pages: \(error)") {
+                    context.err("pdftrapper scan: \(problem)")
+                }
                 let outcome = commit.discard(batch, reason: "the scan failed: \(error)")
                 context.err("pdftrapper scan: \(error); \(outcome.summary)")
                 return (error as? ScanError).map(exitCode) ?? .ioError

@@ -12,7 +12,8 @@ import Testing
 /// - every edit script is in done/ or failed/, and its note is in the target once if it is in done/,
 ///   never if in failed/;
 /// - no scan batch is in the scans' target twice, and no more pages are in it (and in the
-///   quarantine, for batches a kill cut short) than the scanner delivered.
+///   quarantine, for batches a kill cut short) than the scanner delivered;
+/// - a webhook receiver got an event for every revision in the targets, and never one key with two bodies.
 ///
 /// `PDFTRAPPER_KILLS` sets how many kills (CI runs 100, about two minutes; `make soak N=1000` a long one).
 @Suite struct KillSoakTests {
@@ -21,6 +22,7 @@ import Testing
         let filesPerRound = 10
         let scratch = try Scratch()
         let tiny = try TinySane.make()
+        let receiver = try WebhookReceiver()
         try scratch.write("config.toml", """
             [daemon]
             state_dir = "state"
@@ -59,6 +61,11 @@ import Testing
             page_size = "Letter"
             target = "S.pdf"
 
+            [[notify]]
+            name = "hook"
+            events = ["revision"]
+            url = "\(receiver.url("/ok"))"
+
             """)
         var generator = SystemRandomNumberGenerator()
         var dropped: [String: String] = [:]  // input name -> target
@@ -84,6 +91,9 @@ import Testing
                 // The last run: let it finish everything, then stop cleanly.
                 try? tiny.release("scan")
                 #expect(eventually(timeout: 180) { settled(scratch) }, "left: \(daemon.log.suffix(1500))")
+                let pending = scratch.path + "/state/outbox/pending/hook"
+                #expect(eventually(timeout: 60) { ((try? FileManager.default.contentsOfDirectory(atPath: pending)) ?? []).isEmpty },
+                        "events left: \(daemon.log.suffix(1500))")
                 #expect(daemon.stop() == 0)
                 break
             }
@@ -195,9 +205,36 @@ import Testing
             violations.append("\(scanPages) scanned pages in S.pdf and \(quarantinedPages) in quarantine, but the scanner "
                               + "delivered \(tiny.pagesDelivered)")
         }
+        violations += eventViolations(receiver.requests, scratch)
         #expect(violations == [], "\(violations.joined(separator: "\n"))")
         print("kill soak: \(kills) kills survived; \(dropped.count) inputs, \(scripts.count) edit scripts, \(scanPages) scanned "
               + "pages (\(quarantinedPages) of cut-short batches in quarantine); \(violations.count) violations")
+    }
+
+    /// Every revision in the targets has its event (by target and end), and a key that came more
+    /// than once (a retry, or an event made again after a kill) came with the same body each time.
+    func eventViolations(_ requests: [WebhookReceiver.Request], _ scratch: Scratch) -> [String] {
+        var violations: [String] = []
+        var bodies: [String: String] = [:]
+        for request in requests {
+            if let earlier = bodies[request.key], earlier != request.body {
+                violations.append("key \(request.key) came with two bodies:\n\(earlier)\n\(request.body)")
+            }
+            bodies[request.key] = request.body
+        }
+        let announced = Set(requests.map(\.event).compactMap { event -> String? in
+            guard let target = event["target"] as? String, let end = event["end"] as? Int else { return nil }
+            return "\(target)@\(end)"
+        })
+        for target in ["A.pdf", "B.pdf", "S.pdf"] where FileManager.default.fileExists(atPath: scratch.path + "/library/" + target) {
+            let ends = ((try? history(scratch.path + "/library/" + target)) ?? []).compactMap { line in
+                line.firstMatch(of: /bytes \d+-(\d+)/).flatMap { Int($0.1) }
+            }
+            for end in ends where !announced.contains("\(target)@\(end)") {
+                violations.append("\(target): the revision ending at \(end) was never announced")
+            }
+        }
+        return violations
     }
 
     func history(_ path: String) throws -> [String] {

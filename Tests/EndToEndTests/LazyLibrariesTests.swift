@@ -2,12 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Tesseract, leptonica, poppler, zbar, qpdf, SANE and libsystemd are opened on first use, not linked
+/// Tesseract, leptonica, poppler, zbar, qpdf, SANE, libsystemd and libcurl are opened on first use, not linked
 /// (SharedLibrary): a command that never calls them must not pay for loading them. The dynamic
 /// loader says what it loads: with LD_DEBUG=files it names every library, linked or dlopen'ed.
 @Suite struct LazyLibrariesTests {
     static let heavy = ["libtesseract.so.5", "liblept.so.5", "libpoppler-glib.so.8", "libzbar.so.0", "libqpdf.so.29",
-                        "libsane.so.1", "libsystemd.so.0"]
+                        "libsane.so.1", "libsystemd.so.0", "libcurl.so.4"]
 
     static let config = """
         [library]
@@ -64,9 +64,10 @@ import Testing
         #expect(pdfInput.loaded == ["libqpdf.so.29"])
         try PDFReaders.requireAllAgree(scratch.path + "/B.pdf", pages: 1)
 
-        // --version asks each PDF and imaging library for its version (tesseract brings leptonica).
+        // --version asks each PDF and imaging library for its version (tesseract brings leptonica,
+        // and libcurl, which Debian's tesseract links for reading images from URLs).
         let version = try Self.run(["--version"], in: scratch)
         #expect(version.run.status == 0)
-        #expect(version.loaded == ["libtesseract.so.5", "liblept.so.5", "libpoppler-glib.so.8", "libqpdf.so.29"])
+        #expect(version.loaded == ["libtesseract.so.5", "liblept.so.5", "libpoppler-glib.so.8", "libqpdf.so.29", "libcurl.so.4"])
     }
 }

@@ -494,6 +494,10 @@ import Testing
             resolution = 600
             page_size = "Legal"
             target = "Tiny.pdf"
+            [[notify]]
+            name = "hook"
+            events = ["scan-failed", "quarantined"]
+            url = "http://127.0.0.1:\(WebhookReceiver.freePort())/"
 
             """)
         try tiny.loadFeeder(3)
@@ -528,6 +532,14 @@ import Testing
         #expect(files.count == 2 && files[0].hasSuffix("-p0001.jpg") && files[1] == files[0] + ".why.txt", "\(files)")
         let note = try String(contentsOfFile: folder + "/" + files[files.count - 1], encoding: .utf8)
         #expect(note.contains("reason: the scan failed: sane_read: Error during device I/O"), "\(note)")
+        // Subscribers hear of it: the failed scan, and its page put in quarantine (no daemon runs to send them).
+        let events = try world.pdftrapper(["events", "--config", "config.toml", "--json"]).stdout
+            .split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["event"] as? [String: Any] }
+        let failed = events.first { $0["event"] as? String == "scan-failed" }
+        #expect(failed?["profile"] as? String == "big" && failed?["device"] as? String == "tiny:0", "\(events)")
+        #expect((failed?["reason"] as? String ?? "").contains("Error during device I/O"), "\(events)")
+        #expect(events.filter { $0["event"] as? String == "quarantined" }.count == 1, "\(events)")
     }
 }
 

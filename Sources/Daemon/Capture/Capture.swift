@@ -39,6 +39,11 @@ public struct Capture {
     public var note: String?
     /// What the documents of a split are called: "mail.tiff, document 2 of 3".
     public var label: String
+    /// How it came in (a scan and its profile, an upload), for the revision's event; the rule is the plan's.
+    public var madeBy = "ingest"
+    public var profile: String?
+
+    var origin: RevisionOrigin { RevisionOrigin(madeBy: madeBy, rule: plan.rule, profile: profile) }
 
     public init(_ inputs: [CaptureInput], label: String? = nil) {
         self.inputs = inputs

@@ -86,7 +86,8 @@ public struct CapturePipeline {
         while !ready.isEmpty {
             do {
                 let committed = try Ingest.run(Self.pair(ready, capture), into: target, at: plan.mode == .prepend ? .front : .end,
-                                               store: store, note: capture.note, date: now)
+                                               store: store, note: capture.note, date: now,
+                                               origin: capture.origin)
                 publish(committed, plan)
                 // Said after the pages are written: what a PDF's pages had taken out is counted as they go.
                 for (item, reason) in zip(ready, Self.lines(ready, capture)) {
@@ -172,7 +173,8 @@ public struct CapturePipeline {
                 continue
             }
             do {
-                let committed = try Ingest.run([document], into: target, store: store, note: capture.note, date: now)
+                let committed = try Ingest.run([document], into: target, store: store, note: capture.note, date: now,
+                                               origin: capture.origin)
                 publish(committed, plan)
                 written.append(target)
                 if written.count == 1, documents.count > 1 { CrashPoint.splitFirstWritten.hit() }

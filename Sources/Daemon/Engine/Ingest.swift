@@ -5,9 +5,10 @@ import TrapperCore
 /// at its end or its front. The daemon and `pdftrapper ingest` both come here.
 public enum Ingest {
     public static func run(_ inputs: [any InputDocument], into target: String, at position: PDFPagePosition = .end,
-                           store: TargetStore, note: String? = nil, date: Date = Date()) throws -> TargetStore.Committed {
+                           store: TargetStore, note: String? = nil, date: Date = Date(),
+                           origin: RevisionOrigin? = nil) throws -> TargetStore.Committed {
         var added: [PDFReference] = []
-        var committed = try store.commit(target: target) { writer, reader in
+        var committed = try store.commit(target: target, origin: origin) { writer, reader in
             let parent: PDFReference
             var rootDictionary: PDFDictionary = [:]
             if let reader {

@@ -1,4 +1,5 @@
 import Foundation
+import TrapperCore
 
 /// A change to a target in flight, written (durably) before the target is touched and removed once
 /// the change is durable. Finding one at start means the process died in between: `Recovery`
@@ -22,9 +23,14 @@ public struct JournalRecord: Codable, Sendable, Equatable {
     /// For an undo: the SHA-256s (hex) of the inputs whose pages it takes out.
     public var inputs: [String]?
     public var started: Date
+    /// What is making the revision (a scan, by which rule): its event is made from this and the
+    /// revision's trailer, whether the change finishes now or is found finished after a crash.
+    public var origin: RevisionOrigin?
+    /// For an undo: its event, made before the cut (the undone revision's trailer goes with it).
+    public var event: String?
 
     public init(kind: Kind, target: String, oldLength: Int, newLength: Int? = nil, temporary: String? = nil,
-                tailFile: String? = nil, inputs: [String]? = nil, started: Date = Date()) {
+                tailFile: String? = nil, inputs: [String]? = nil, started: Date = Date(), origin: RevisionOrigin? = nil) {
         self.kind = kind
         self.target = target
         self.oldLength = oldLength
@@ -33,5 +39,6 @@ public struct JournalRecord: Codable, Sendable, Equatable {
         self.tailFile = tailFile
         self.inputs = inputs
         self.started = started
+        self.origin = origin
     }
 }

@@ -34,18 +34,19 @@ extension TargetStore {
     /// record kept in the trailer (its `base` is filled in here). Anything `build` throws leaves the
     /// target as it was; a failure to write the target or the state is `EngineError.io`.
 
-    public func commit(target: String, build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
+    /// `origin`: what the revision's event says made it, beyond its trailer (a scan, the rule).
+    public func commit(target: String, origin: RevisionOrigin? = nil, build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
         throws -> Committed
     {
         let (lock, key) = try self.lock(target)
         defer { withExtendedLifetime(lock) {} }
         guard FileManager.default.fileExists(atPath: target) else {
-            return try create(target, key, build)
+            return try create(target, key, origin, build)
         }
         // Damage found once the writing began (a broken /Prev chain, an object cut short) takes the
         // same one repair path as damage found in the tail: rewritten whole, then tried once more.
         do {
-            return try append(target, key, build, repaired: nil)
+            return try append(target, key, origin, build, repaired: nil)
         } catch let error as PDFError where error.needsRepair {
             let note: String
             do { note = try repairWhole(target) } catch {
@@ -53,7 +54,7 @@ extension TargetStore {
             }
             log.append(note)
             do {
-                return try append(target, key, build, repaired: note)
+                return try append(target, key, origin, build, repaired: note)
             } catch let error as PDFError {
                 throw EngineError.damaged(target: target, reason: "\(error)")
             }
@@ -62,8 +63,8 @@ extension TargetStore {
 
     /// One revision at the end of an existing target; a damaged tail is repaired first (unless it
     /// was just repaired, `repaired`), damage found while writing is thrown as the PDFError it is.
-    private func append(_ target: String, _ key: String, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord,
-                        repaired: String?) throws -> Committed
+    private func append(_ target: String, _ key: String, _ origin: RevisionOrigin?,
+                        _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord, repaired: String?) throws -> Committed
     {
         var repairNote = repaired
         let reader: PDFTailReader
@@ -91,7 +92,8 @@ extension TargetStore {
             throw EngineError.unreadable(target: target, reason: "\(error)")
         }
         let base = reader.tail.fileLength
-        try writeJournal(JournalRecord(kind: .append, target: target, oldLength: base), key)
+        let journal = JournalRecord(kind: .append, target: target, oldLength: base, origin: origin)
+        try writeJournal(journal, key)
         CrashPoint.afterJournal.hit()
         var remembered = false
         do {
@@ -99,7 +101,7 @@ extension TargetStore {
             defer { try? handle.close() }
             let output = try PDFFileOutput(handle: handle)
             var writer = try Writer(base: .appending(reader.tail), output: output)
-            let record = try write(&writer, base: base, reader: reader, build: build)
+            let record = try write(&writer, base: base, reader: reader, target: target, build: build)
             try output.flush()
             CrashPoint.beforeSync.hit()
             try handle.synchronize()
@@ -108,7 +110,7 @@ extension TargetStore {
             try remember(key, target, TargetState.Span.read(target, base: base, end: end), record)
             remembered = true
             CrashPoint.afterState.hit()
-            try clearJournal(key, durable: false)
+            if announce(journal, record, end: end) { try clearJournal(key, durable: false) }
             return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: repairNote)
         } catch {
             // Once the state says the revision is there, it stays (recovery clears the journal).
@@ -149,13 +151,14 @@ extension TargetStore {
         return EIO
     }
 
-    private func create(_ target: String, _ key: String, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
-        throws -> Committed
+    private func create(_ target: String, _ key: String, _ origin: RevisionOrigin?,
+                        _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         let folder = (target as NSString).deletingLastPathComponent
         let temporary = folder + "/" + FileName.temporary(for: (target as NSString).lastPathComponent, tag: ".pdftrapper-\(getpid())")
         do { try folders.makeFolder(folder) } catch { throw EngineError.writing(error) }
-        try writeJournal(JournalRecord(kind: .create, target: target, oldLength: 0, temporary: temporary), key)
+        let journal = JournalRecord(kind: .create, target: target, oldLength: 0, temporary: temporary, origin: origin)
+        try writeJournal(journal, key)
         CrashPoint.afterJournal.hit()
         var linked = false, remembered = false
         do {
@@ -165,7 +168,7 @@ extension TargetStore {
             defer { try? handle.close() }
             let output = try PDFFileOutput(handle: handle)
             var writer = try Writer(base: .newFile(version: "1.7"), output: output)
-            let record = try write(&writer, base: 0, reader: nil, build: build)
+            let record = try write(&writer, base: 0, reader: nil, target: target, build: build)
             try output.flush()
             CrashPoint.beforeSync.hit()
             try handle.synchronize()
@@ -178,7 +181,7 @@ extension TargetStore {
             try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record)
             remembered = true
             CrashPoint.afterState.hit()
-            try clearJournal(key)
+            if announce(journal, record, end: writer.bytesWritten) { try clearJournal(key) }
             return Committed(target: target, record: record, base: 0, end: writer.bytesWritten, created: true, repairNote: nil)
         } catch {
             try? folders.remove(temporary)
@@ -189,10 +192,11 @@ extension TargetStore {
         }
     }
 
-    private func write(_ writer: inout Writer, base: Int, reader: PDFTailReader?,
+    private func write(_ writer: inout Writer, base: Int, reader: PDFTailReader?, target: String,
                        build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> RevisionRecord {
         var record = try build(&writer, reader)
         record.base = base
+        record.number = try reader.map { try revisionCount($0, target) + 1 } ?? 1
         writer.trailerExtras[RevisionRecord.trailerKey] = .dictionary(record.dictionary)
         CrashPoint.midAppend.hit()
         try writer.finish()

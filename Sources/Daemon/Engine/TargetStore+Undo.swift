@@ -42,8 +42,14 @@ extension TargetStore {
         }
         let tailFile = "\(state.targets)/\(key).\(targetState.redo.count + 1).tail"
         try saveTail(target, from: record.base, to: length, into: tailFile)
-        try writeJournal(JournalRecord(kind: .undo, target: target, oldLength: length, newLength: record.base,
-                                       tailFile: tailFile, inputs: record.inputs.map { SHA256.hex($0.sha256) }), key)
+        var journal = JournalRecord(kind: .undo, target: target, oldLength: length, newLength: record.base,
+                                    tailFile: tailFile, inputs: record.inputs.map { SHA256.hex($0.sha256) })
+        if let outbox {
+            let event = OutboundEvent.revision(target: target, libraryRoot: outbox.libraryRoot, record: record, end: length,
+                                               origin: RevisionOrigin(madeBy: "undo"), time: journal.started, host: outbox.host)
+            journal.event = String(decoding: event.body, as: UTF8.self)
+        }
+        try writeJournal(journal, key)
         try folders.truncate(target, to: record.base)
         let span = try TargetState.Span(base: record.base, end: length,
                                         sha256: TargetState.Span.read(tailFile, base: 0, end: length - record.base).sha256)
@@ -51,7 +57,7 @@ extension TargetStore {
         targetState.lastWrite = try previousSpan(target, end: record.base)
         targetState.remove(record)
         try targetState.save(statePath(key), in: folders)
-        try clearJournal(key)
+        if (try? announceUndo(journal)) != nil { try clearJournal(key) }
         return record
     }
 
@@ -90,7 +96,8 @@ extension TargetStore {
             }
         }
         do {
-            try writeJournal(JournalRecord(kind: .append, target: target, oldLength: length), key)
+            let journal = JournalRecord(kind: .append, target: target, oldLength: length, origin: RevisionOrigin(madeBy: "redo"))
+            try writeJournal(journal, key)
             try appendFile(undone.tailFile, to: target)
             let span = try TargetState.Span.read(target, base: undone.span.base, end: undone.span.end)
             guard span == undone.span else {
@@ -108,7 +115,7 @@ extension TargetStore {
             try targetState.save(statePath(key), in: folders)
             remembered = true
             try folders.remove(undone.tailFile)
-            try clearJournal(key)
+            if announce(journal, record, end: span.end) { try clearJournal(key) }
             return record
         } catch {
             throw .from(error, target: target)
@@ -171,6 +178,7 @@ extension TargetStore {
             fresh.lastWrite = try? TargetState.Span.read(target, base: 0, end: length)
         }
         do { try fresh.save(statePath(key), in: folders) } catch { throw .writing(error) }
+        announceRewrite(target, length: fileLength(target) ?? 0)
         return result
     }
 }

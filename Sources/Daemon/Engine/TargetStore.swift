@@ -15,6 +15,8 @@ public final class TargetStore {
     public internal(set) var log: [String] = []
     /// Where the store may write: the daemon's configured folders, or anywhere for a `--to` command.
     public let folders: ConfinedFolders
+    /// Where each revision's event is queued before its journal record goes; nil: nobody subscribes.
+    public var outbox: EventOutbox?
 
     public init(state: StateDirectory, decoder: any PDFStreamDecoding, folders: ConfinedFolders? = nil,
                 repair: @escaping (String) throws -> String) throws(EngineError) {
@@ -103,6 +105,8 @@ public final class TargetStore {
                     try folders.truncate(target, to: record.oldLength)
                     log.append("\(target): rolled back an unfinished revision (\(length - record.oldLength) bytes)")
                 }
+                // Finished but perhaps not yet announced: its event again (queued once, by its key).
+                if finished, let length { try announceFinished(record, end: length) }
             case .create:
                 let finished = targetState.lastWrite.map { $0.base == 0 && $0.end == length } ?? false
                 if let temporary = record.temporary { try folders.remove(temporary) }
@@ -110,6 +114,7 @@ public final class TargetStore {
                     try folders.remove(target)
                     log.append("\(target): removed a new file whose first revision did not finish")
                 }
+                if finished, let length { try announceFinished(record, end: length) }
             case .undo:
                 let done = targetState.redo.last.map { $0.span.base == record.newLength && $0.span.end == record.oldLength } ?? false
                 if !done, length == record.newLength, let tailFile = record.tailFile, let newLength = record.newLength {
@@ -122,6 +127,7 @@ public final class TargetStore {
                     try targetState.save(statePath(key), in: folders)
                     log.append("\(target): finished an interrupted undo")
                 }
+                if fileLength(target) == record.newLength { try announceUndo(record) }
             }
             try clearJournal(key)
         } catch {

@@ -52,7 +52,7 @@ extension Inbox {
         // the same name still waiting (for a retry) is never replaced: this one is numbered.
         do {
             let claimed = try files.move(path, to: claims + "/" + relativePath, durable: false)
-            if let tooLate { return .done(quarantine(claimed, relativePath, plan.rule, reason: tooLate, now: now)) }
+            if let tooLate { return .done(quarantine(claimed, relativePath, plan.rule, reason: tooLate, now: now, event: .incomplete)) }
             noteBatch(plan, now: now)
             return .claimed(CaptureInput(path: claimed, name: relativePath, plan: plan))
         } catch where error.isPermanent {

@@ -86,11 +86,12 @@ extension Inbox: CaptureWayIn {
         return outcome
     }
 
-    var quarantineFolder: Quarantine { Quarantine(folder: config.inbox.quarantine, folders: files) }
+    var quarantineFolder: Quarantine { Quarantine(folder: config.inbox.quarantine, folders: files, outbox: store.outbox) }
 
-    func quarantine(_ claimed: String, _ relativePath: String, _ rule: String?, reason: String, now: Date) -> JobOutcome {
+    func quarantine(_ claimed: String, _ relativePath: String, _ rule: String?, reason: String, now: Date,
+                    event: OutboundEvent.Kind = .quarantined) -> JobOutcome {
         do {
-            try quarantineFolder.put(claimed, relativePath: relativePath, reason: reason, rule: rule, date: now)
+            try quarantineFolder.put(claimed, relativePath: relativePath, reason: reason, rule: rule, date: now, event: event)
             return JobOutcome(input: relativePath, result: .quarantined, rule: rule, reason: reason, date: now)
         } catch {
             return JobOutcome(input: relativePath, result: .retryLater, rule: rule, reason: "\(reason); quarantine failed: \(error)",

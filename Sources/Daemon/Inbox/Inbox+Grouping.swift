@@ -32,7 +32,10 @@ extension Inbox {
         capture.recovering = recovering
         capture.skipDuplicates = config.inbox.duplicates == .skip
         capture.pair = pair
-        if inputs.contains(where: { uploadRequest($0.name) != nil }) { capture.note = "uploaded in the workspace" }
+        if inputs.contains(where: { uploadRequest($0.name) != nil }) {
+            capture.note = "uploaded in the workspace"
+            capture.madeBy = "upload"
+        }
         let pipeline = self.pipeline
         return pipeline.commit(capture, from: &self)
     }

@@ -9,10 +9,13 @@ import TrapperCore
 public struct Quarantine: Sendable {
     public let folder: String
     let folders: any CaptureFileSystem
+    /// Told of each input put here (`quarantined`, or `incomplete` for an upload given up on).
+    let outbox: EventOutbox?
 
-    public init(folder: String, folders: any CaptureFileSystem) {
+    public init(folder: String, folders: any CaptureFileSystem, outbox: EventOutbox? = nil) {
         self.folder = folder
         self.folders = folders
+        self.outbox = outbox
     }
 
     static let noteSuffix = ".why.txt"
@@ -20,10 +23,12 @@ public struct Quarantine: Sendable {
     /// Moves `path` (keeping its path below the inbox, `relativePath`) into quarantine with its note.
     /// Returns where the note is.
     @discardableResult
-    public func put(_ path: String, relativePath: String, reason: String, rule: String?, date: Date = Date())
-        throws(Durable.Failure) -> String
+    public func put(_ path: String, relativePath: String, reason: String, rule: String?, date: Date = Date(),
+                    event: OutboundEvent.Kind = .quarantined) throws(Durable.Failure) -> String
     {
         var reason = reason
+        // Which file this was, told from a later one of the same name (taken before it moves).
+        let identity = folders.status(path).map { "\($0.st_ino) \($0.st_size) \($0.st_ctim.tv_sec).\($0.st_ctim.tv_nsec)" } ?? ""
         let placed: String
         if let status = folders.status(path), status.st_mode & S_IFMT == S_IFLNK {
             let pointed = folders.linkTarget(path) ?? "?"
@@ -42,6 +47,12 @@ public struct Quarantine: Sendable {
             """
         let notePath = placed + Self.noteSuffix
         try folders.replace(notePath, with: Data(note.utf8))
+        // Once the input and its note are safe: the event says where they are.
+        if let outbox {
+            let event = OutboundEvent.refused(event, file: relativePath, reason: reason.oneLine, rule: rule, quarantinedAs: placed,
+                                              identity: identity, time: date, host: outbox.host)
+            _ = outbox.emitOrSay(event)
+        }
         return notePath
     }
 

@@ -65,6 +65,8 @@ public struct ScanCommit {
         // again). A split batch's documents are each found by their digest in their own new file.
         capture.recovering = recovering && plan.separator != nil
         capture.note = note
+        capture.madeBy = "scan"
+        capture.profile = manifest.profile
         var wayIn = ScanWayIn(commit: self, batch: batch)
         let outcome = pipeline.commit(capture, from: &wayIn).first
             ?? JobOutcome(input: label, result: .retryLater, rule: rule, reason: "nothing came of the batch", date: now)
@@ -152,12 +154,13 @@ public struct ScanCommit {
 
     func quarantine(_ batch: ScanSpool.Batch, rule: String?, reason: String) -> JobOutcome {
         ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: rule, reason: reason,
-                             folders: store.folders)
+                             folders: store.folders, outbox: store.outbox)
         return JobOutcome(input: batch.manifest.name, result: .quarantined, rule: rule, reason: reason)
     }
 
     private func quarantineFolder(_ folder: String, name: String, rule: String?, reason: String) {
-        ScanSpool.quarantine(folder, name: name, into: config.inbox.quarantine, rule: rule, reason: reason, folders: store.folders)
+        ScanSpool.quarantine(folder, name: name, into: config.inbox.quarantine, rule: rule, reason: reason, folders: store.folders,
+                             outbox: store.outbox)
     }
 }
 

@@ -161,9 +161,9 @@ public struct ScanSpool: Sendable {
 
     /// Every page of a batch into `QUARANTINE/scan-ID/`, each with its note; the spool folder goes.
     public static func quarantine(_ folder: String, name: String, into quarantineFolder: String, rule: String?,
-                                  reason: String, folders: ConfinedFolders) {
+                                  reason: String, folders: ConfinedFolders, outbox: EventOutbox? = nil) {
         let files = (folders.names(in: folder) ?? []).sorted()
-        let quarantine = Quarantine(folder: quarantineFolder, folders: folders)
+        let quarantine = Quarantine(folder: quarantineFolder, folders: folders, outbox: outbox)
         // Pages only: not the lock, the manifest, or what a write cut short left (hidden or `.tmp-` names).
         for file in files where file != "lock" && file != manifestName && !file.hasPrefix(".") && !file.contains(".tmp-") {
             _ = try? quarantine.put(folder + "/" + file, relativePath: name + "/" + file, reason: reason, rule: rule)

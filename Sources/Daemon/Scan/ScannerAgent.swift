@@ -117,9 +117,14 @@ public final class ScannerAgent {
             log.log(.notice, "pdftrapper: \(what): stopped after \(pages) pages; the batch will not be appended")
         } catch {
             let reason = "the scan failed after \(batch.manifest.pages.count) pages: \(error)"
+            let outbox = EventOutbox(config)
+            if let problem = outbox?.scanFailed(profile: profile.name, device: device.name, batch: batch.manifest.name,
+                                                reason: reason) {
+                log.log(.warning, "pdftrapper: \(problem)")
+            }
             if let folders = try? ConfinedFolders.daemon(config) {
                 ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: nil,
-                                     reason: reason, folders: folders)
+                                     reason: reason, folders: folders, outbox: outbox)
             }
             log.log(.warning, "pdftrapper: \(what): \(reason); its pages are in \(config.inbox.quarantine)/\(batch.manifest.name)")
         }

@@ -1,0 +1,157 @@
+import Foundation
+import Glibc
+import TrapperCore
+
+/// The events outbox, in the state folder: an event is written here, durably, as part of
+/// finishing the job that made it, and a delivery worker (`EventDelivery`) sends it later, so
+/// that no subscriber can slow a capture down and no crash can lose an event.
+///
+///     outbox/pending/SUBSCRIBER/SEQ-KEY.json   waiting: the event's bytes, as every retry sends them
+///     outbox/failed/SUBSCRIBER/SEQ-KEY.json    refused for good (a 4xx answer), and beside it
+///     outbox/failed/SUBSCRIBER/SEQ-KEY.answer  what the subscriber answered
+///
+/// SEQ (nanoseconds since 1970) keeps a subscriber's events in the order they happened; KEY is the
+/// event's idempotency key, so an event made again after a crash is not queued twice.
+public struct EventOutbox: Sendable {
+    public let folder: String
+    public let subscribers: [Subscriber]
+    public let libraryRoot: String
+    public let host: String
+    /// Rung after an event is queued: the daemon's delivery worker wakes at once rather than at its next look.
+    public var bell: (@Sendable () -> Void)?
+
+    public init(folder: String, subscribers: [Subscriber], libraryRoot: String,
+                host: String = ProcessInfo.processInfo.hostName) {
+        self.folder = folder
+        self.subscribers = subscribers
+        self.libraryRoot = libraryRoot
+        self.host = host
+    }
+
+    /// The config's outbox, or nil when nobody subscribes.
+    public init?(_ config: Config) {
+        guard !config.notify.isEmpty else { return nil }
+        self.init(folder: config.daemon.stateDir + "/outbox", subscribers: config.notify, libraryRoot: config.library.root)
+    }
+
+    public func pendingFolder(_ subscriber: String) -> String { "\(folder)/pending/\(subscriber)" }
+    public func failedFolder(_ subscriber: String) -> String { "\(folder)/failed/\(subscriber)" }
+
+    /// Queues the event for every subscriber that wants it; returns how many.
+    @discardableResult
+    public func emit(_ event: OutboundEvent) throws(Durable.Failure) -> Int {
+        let body = Data(event.body)
+        var queued = 0
+        for subscriber in subscribers where subscriber.wants(event) {
+            let pending = pendingFolder(subscriber.name)
+            try Durable.makeFolder(pending)
+            // Made again after a crash (the journal still open when it had been queued): once is enough.
+            let suffix = "-\(event.key).json"
+            if Self.names(pending).contains(where: { $0.hasSuffix(suffix) })
+                || Self.names(failedFolder(subscriber.name)).contains(where: { $0.hasSuffix(suffix) }) { continue }
+            try Durable.replace("\(pending)/\(Self.sequence())\(suffix)", with: body)
+            queued += 1
+        }
+        if queued > 0 { bell?() }
+        return queued
+    }
+
+    /// Emits, and on failure says why in one line instead of throwing: for events whose job cannot
+    /// be held back by a full disk (a quarantine, a failed scan, a start).
+    public func emitOrSay(_ event: OutboundEvent) -> String? {
+        do { try emit(event); return nil } catch { return "the \(event.event.rawValue) event could not be queued: \(error)" }
+    }
+
+    /// A scan that failed part-way (its pages go to quarantine), from the daemon's agent or `pdftrapper scan`.
+    public func scanFailed(profile: String, device: String, batch: String, reason: String) -> String? {
+        var event = OutboundEvent(event: .scanFailed, time: Date(), host: host)
+        event.profile = profile
+        event.device = device
+        event.reason = reason.oneLine
+        event.file = batch
+        event.summary = "profile \(profile) on \(device): \(reason.oneLine)"
+        event.key = OutboundEvent.key(.scanFailed, [host, batch])
+        return emitOrSay(event)
+    }
+
+    /// The entry names of a folder that are events, oldest first; none for a missing folder.
+    static func names(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && !$0.contains(".tmp-") }.sorted()
+    }
+
+    /// Nanoseconds since 1970, twenty digits, so names sort by time.
+    static func sequence() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let text = String(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+        return String(repeating: "0", count: max(0, 20 - text.count)) + text
+    }
+}
+
+/// What `pdftrapper events` lists and `--retry` moves back.
+extension EventOutbox {
+    public struct Entry: Sendable {
+        public var subscriber: String
+        public var path: String
+        public var event: OutboundEvent?
+        /// For a failed one: the subscriber's answer.
+        public var answer: String?
+    }
+
+    /// Every subscriber folder under `pending/` or `failed/`, configured or not.
+    private func subscriberFolders(_ state: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "\(folder)/\(state)")) ?? []).sorted()
+    }
+
+    public func pending() -> [Entry] {
+        subscriberFolders("pending").flatMap { name in
+            Self.names(pendingFolder(name)).map { file in
+                let path = "\(pendingFolder(name))/\(file)"
+                return Entry(subscriber: name, path: path, event: Self.read(path))
+            }
+        }
+    }
+
+    public func failed() -> [Entry] {
+        subscriberFolders("failed").flatMap { name in
+            Self.names(failedFolder(name)).map { file in
+                let path = "\(failedFolder(name))/\(file)"
+                let answer = (try? String(contentsOfFile: String(path.dropLast(5)) + ".answer", encoding: .utf8))
+                return Entry(subscriber: name, path: path, event: Self.read(path), answer: answer)
+            }
+        }
+    }
+
+    static func read(_ path: String) -> OutboundEvent? {
+        FileManager.default.contents(atPath: path).flatMap { try? OutboundEvent(body: Array($0)) }
+    }
+
+    /// A delivery refused for good: the event into `failed/` with the answer beside it.
+    func fail(_ path: String, subscriber: String, answer: String) throws(Durable.Failure) {
+        let failed = failedFolder(subscriber)
+        try Durable.makeFolder(failed)
+        let name = (path as NSString).lastPathComponent
+        try Durable.replace("\(failed)/\(name.dropLast(5)).answer", with: Data(answer.utf8))
+        guard rename(path, "\(failed)/\(name)") == 0 else { throw Durable.Failure(step: "rename", path: path, code: errno) }
+        try Durable.syncFolder(failed)
+        try Durable.syncFolder(pendingFolder(subscriber))
+    }
+
+    /// Every failed event back to pending (same name, same bytes, same key); returns how many.
+    public func retryFailed() throws(Durable.Failure) -> Int {
+        var moved = 0
+        for entry in failed() {
+            let pending = pendingFolder(entry.subscriber)
+            try Durable.makeFolder(pending)
+            let name = (entry.path as NSString).lastPathComponent
+            guard rename(entry.path, "\(pending)/\(name)") == 0 else {
+                throw Durable.Failure(step: "rename", path: entry.path, code: errno)
+            }
+            try Durable.remove(String(entry.path.dropLast(5)) + ".answer")
+            try Durable.syncFolder(pending)
+            moved += 1
+        }
+        return moved
+    }
+}

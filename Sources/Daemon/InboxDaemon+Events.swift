@@ -1,0 +1,46 @@
+import Foundation
+import TrapperCore
+
+/// The daemon's side of the events outbox: it delivers (no other process does), rings the worker
+/// when its own store queues an event, and says when it starts and stops.
+extension InboxDaemon {
+    /// Starts delivering, after saying `started`: events left pending by the last run go first.
+    func startDelivery() {
+        guard let outbox = EventOutbox(config) else { return }
+        let delivery = EventDelivery(outbox: outbox, log: log)
+        self.delivery = delivery
+        store.outbox?.bell = { delivery.ring() }
+        announce(.started)
+        delivery.start()
+    }
+
+    /// After a reload: the new subscribers, and the new store's bell.
+    func updateDelivery() {
+        let outbox = EventOutbox(config) ?? EventOutbox(folder: config.daemon.stateDir + "/outbox", subscribers: [],
+                                                         libraryRoot: config.library.root)
+        if let delivery {
+            delivery.update(outbox, log: log)
+        } else if !outbox.subscribers.isEmpty {
+            startDelivery()
+            return
+        }
+        if let delivery { store.outbox?.bell = { delivery.ring() } }
+    }
+
+    /// `stopping`, then a moment (two seconds at most) for it and anything else pending to go out.
+    func stopDelivery() {
+        announce(.stopping)
+        delivery?.stop(grace: 2)
+    }
+
+    /// The daemon's own events; a pid and this host, keyed by both and the start time.
+    func announce(_ kind: OutboundEvent.Kind) {
+        guard let outbox = EventOutbox(config) else { return }
+        var event = OutboundEvent(event: kind, time: Date(), host: outbox.host)
+        event.pid = Int(getpid())
+        event.summary = kind == .started ? "PDFTrapper started on \(outbox.host)" : "PDFTrapper stopping on \(outbox.host)"
+        event.key = OutboundEvent.key(kind, [outbox.host, String(getpid()), OutboundEvent.timestamp(status.started)])
+        if let problem = outbox.emitOrSay(event) { log.log(.warning, "pdftrapper: \(problem)") }
+        delivery?.ring()
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// Events out, through the real daemon and a real receiver on loopback (Tests/Fixtures/
+/// webhook-receiver): every revision, quarantine, start and stop arrives, signed, with a key that
+/// is the same on every retry; a receiver that fails, hangs or is down gets everything once it
+/// answers; a hook command gets the event on its input; a refused event waits in failed/.
+@Suite struct EventsTests {
+    func world(_ notify: String, inbox: String = "") throws -> (Scratch, DaemonProcess) {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders(inbox: inbox) + """
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+
+            """ + notify)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox", withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        return (scratch, daemon)
+    }
+
+    /// Drops a picture and waits until the target has `pages` pages; returns the picture's SHA-256.
+    @discardableResult
+    func drop(_ name: String, _ scratch: Scratch, pages: Int, _ daemon: DaemonProcess) throws -> String {
+        try TestImages.make(scratch.path + "/staging-" + name, width: 600 + pages, height: 800)
+        let digest = try Python.run("import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())",
+                                    [scratch.path + "/staging-" + name]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try FileManager.default.moveItem(atPath: scratch.path + "/staging-" + name, toPath: scratch.path + "/inbox/" + name)
+        #expect(eventually { (try? PDFReaders.pdfinfoPages(scratch.path + "/library/All.pdf")) == pages }, "log: \(daemon.log)")
+        return digest
+    }
+
+    /// `bytes BASE-END` of each revision, as `pdftrapper history` shows them.
+    func revisionEnds(_ path: String) throws -> [Int] {
+        try Binary.run(["history", path]).stdout.split(separator: "\n").compactMap { line in
+            line.firstMatch(of: /bytes \d+-(\d+)/).flatMap { Int($0.1) }
+        }
+    }
+
+    func events(_ scratch: Scratch, _ more: [String] = []) throws -> String {
+        try Binary.run(["events", "--config", scratch.path + "/config.toml"] + more).stdout
+    }
+
+    @Test func everyEventArrivesSignedWithItsKeyAndWhatMadeIt() throws {
+        let receiver = try WebhookReceiver(secret: "s3cret")
+        let (scratch, daemon) = try world("""
+            [[notify]]
+            name = "hook"
+            events = ["revision", "quarantined", "started", "stopping"]
+            url = "\(receiver.url("/ok"))"
+            secret = "s3cret"
+
+            """)
+        let target = scratch.path + "/library/All.pdf"
+        let digest = try drop("one.png", scratch, pages: 1, daemon)
+        try drop("two.png", scratch, pages: 2, daemon)
+        _ = try scratch.write("inbox/junk.pdf", "not a PDF at all")
+        _ = try scratch.write("edits/note.toml", "target = \"All.pdf\"\n[[edit]]\nop = \"note\"\npage = 1\nat = [10, 100]\ncontents = \"hi\"\n")
+        #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/edits/done/note.toml") },
+                "log: \(daemon.log), edits: \(FileManager.default.subpaths(atPath: scratch.path + "/edits") ?? [])")
+        // A command's revisions are announced too, and delivered by the running daemon.
+        let config = scratch.path + "/config.toml"
+        #expect(try Binary.run(["undo", "--config", config, target]).status == 0)
+        #expect(try Binary.run(["redo", "--config", config, target]).status == 0)
+        #expect(eventually { receiver.requests.filter { $0.event["event"] as? String == "revision" }.count == 5 },
+                "got: \(receiver.requests.map(\.body)), log: \(daemon.log)")
+        #expect(daemon.stop() == 0)
+
+        let requests = receiver.requests
+        for request in requests {
+            #expect(request.signatureOK, "\(request.body)")
+            #expect(request.headers["content-type"] == "application/json")
+            #expect(request.key == request.event["key"] as? String && request.key.count == 64)
+            #expect(request.headers["x-pdftrapper-event"] == request.event["event"] as? String)
+            #expect(request.event["version"] as? Int == 1)
+        }
+        #expect(requests.first?.event["event"] as? String == "started")
+        #expect(requests.last?.event["event"] as? String == "stopping", "\(requests.map(\.body))")
+        #expect(Set(requests.map(\.key)).count == requests.count, "each event once, with a key of its own")
+
+        let revisions = requests.map(\.event).filter { $0["event"] as? String == "revision" }
+        #expect(revisions.map { $0["made_by"] as? String } == ["ingest", "ingest", "edit", "undo", "redo"])
+        #expect(revisions.map { $0["revision"] as? Int } == [1, 2, 3, 3, 3])
+        #expect(revisions.allSatisfy { $0["target"] as? String == "All.pdf" && $0["target_path"] as? String == target })
+        let ends = try revisionEnds(target)
+        try #require(ends.count == 3, "history: \(ends)")
+        #expect(revisions.map { $0["end"] as? Int } == [ends[0], ends[1], ends[2], ends[2], ends[2]], "history ends: \(ends)")
+        let first = revisions[0]
+        #expect(first["rule"] as? String == "all" && first["pages_added"] as? Int == 1 && first["base"] as? Int == 0)
+        let inputs = first["inputs"] as? [[String: Any]] ?? []
+        #expect(inputs.map { $0["name"] as? String } == ["one.png"] && inputs.first?["sha256"] as? String == digest)
+
+        let quarantined = try #require(requests.map(\.event).first { $0["event"] as? String == "quarantined" })
+        #expect(quarantined["file"] as? String == "junk.pdf" && quarantined["rule"] as? String == "all")
+        #expect(FileManager.default.fileExists(atPath: quarantined["quarantined_as"] as? String ?? ""))
+        #expect((quarantined["reason"] as? String ?? "").contains("not a JPEG"))
+        #expect(try events(scratch).contains("nothing pending"))
+    }
+
+    @Test func failingAndHangingReceiversGetTheSameBodyAndKeyUntilTheyAnswer() throws {
+        let receiver = try WebhookReceiver(hang: 4)
+        let (scratch, daemon) = try world("""
+            [[notify]]
+            name = "flaky"
+            events = ["revision"]
+            url = "\(receiver.url("/flaky"))"
+            [[notify]]
+            name = "hang"
+            events = ["revision"]
+            url = "\(receiver.url("/hang"))"
+            timeout = "1s"
+
+            """)
+        try drop("one.png", scratch, pages: 1, daemon)
+        try drop("two.png", scratch, pages: 2, daemon)
+        #expect(eventually(timeout: 40) {
+            receiver.requests.filter { $0.status == 200 }.count == 4 && (try? events(scratch))?.contains("nothing pending") == true
+        }, "got: \(receiver.requests.map { "\($0.path) \($0.status)" }), log: \(daemon.log)")
+        #expect(daemon.stop() == 0)
+        let requests = receiver.requests
+        for path in ["/flaky", "/hang"] {
+            let mine = requests.filter { $0.path == path }
+            let keys = mine.map(\.key).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            #expect(keys.count == 2, "\(path): two events")
+            for key in keys {
+                let tries = mine.filter { $0.key == key }
+                #expect(Set(tries.map(\.body)).count == 1, "\(path): every retry sends the same bytes")
+                // A held request is recorded when the receiver lets go of it, after the retry that got through.
+                let statuses = path == "/flaky" ? tries.map(\.status) : tries.map(\.status).sorted()
+                #expect(statuses == (path == "/flaky" ? [500, 500, 200] : [0, 200]), "\(path): \(tries.map(\.status))")
+            }
+        }
+        // In order: the second revision's event is not sent before the first is delivered.
+        let flaky = requests.filter { $0.path == "/flaky" }
+        #expect(flaky.map { $0.event["revision"] as? Int } == [1, 1, 1, 2, 2, 2])
+        #expect(daemon.log.contains("notify flaky:") && daemon.log.contains("HTTP 500"))
+        #expect(daemon.log.contains("notify hang:") && daemon.log.contains("timed out"), "\(daemon.log)")
+    }
+
+    @Test func aReceiverDownForAMinuteGetsEverythingOnceItIsBackAndCaptureNeverWaits() throws {
+        let port = WebhookReceiver.freePort()
+        let (scratch, daemon) = try world("""
+            [[notify]]
+            name = "later"
+            events = ["revision"]
+            url = "http://127.0.0.1:\(port)/ok"
+            backoff_max = "5s"
+
+            """)
+        let down = Date()
+        for page in 1...3 { try drop("p\(page).png", scratch, pages: page, daemon) }
+        let listed = try events(scratch)
+        #expect(listed.components(separatedBy: "pending  later  revision").count - 1 == 3, "\(listed)")
+        #expect(daemon.log.contains("Failed to connect"), "\(daemon.log)")
+        let rest = 60 - Date().timeIntervalSince(down)
+        if rest > 0 { usleep(UInt32(rest * 1_000_000)) }
+        let receiver = try WebhookReceiver(port: port)
+        #expect(eventually(timeout: 30) { receiver.requests.count == 3 }, "log: \(daemon.log)")
+        #expect(receiver.requests.map { $0.event["revision"] as? Int } == [1, 2, 3])
+        #expect(eventually { (try? events(scratch))?.contains("nothing pending") == true })
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func hookCommandsGetTheEventAndWhatTheyPrintIsLogged() throws {
+        let receiver = try WebhookReceiver()
+        let scratch0 = try Scratch()
+        let seen = scratch0.path
+        let (scratch, daemon) = try world("""
+            [[notify]]
+            name = "file-it"
+            events = ["revision"]
+            command = ["/bin/sh", "-c", "cat > \(seen)/$PDFTRAPPER_KEY.json; echo \\"$PDFTRAPPER_TARGET $2\\" > \(seen)/$PDFTRAPPER_KEY.env; echo filed $1", "hook", "{target}", "{revision}"]
+            [[notify]]
+            name = "broken"
+            events = ["revision"]
+            command = ["/bin/sh", "-c", "echo cannot reach the archive; exit 1"]
+            backoff_max = "1s"
+            [[notify]]
+            name = "picky"
+            events = ["revision"]
+            command = ["/bin/sh", "-c", "echo this event is not for me; exit 65"]
+            [[notify]]
+            name = "gone"
+            events = ["revision"]
+            url = "\(receiver.url("/gone"))"
+
+            """)
+        try drop("one.png", scratch, pages: 1, daemon)
+        #expect(eventually { (try? events(scratch))?.components(separatedBy: "failed  ").count == 3 }, "log: \(daemon.log)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: seen)
+        let json = try #require(files.first { $0.hasSuffix(".json") })
+        let event = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: seen + "/" + json))) as? [String: Any]
+        #expect(event?["target"] as? String == "All.pdf" && json == (event?["key"] as? String ?? "") + ".json")
+        #expect(try String(contentsOfFile: seen + "/" + json.replacingOccurrences(of: ".json", with: ".env"), encoding: .utf8)
+                == "All.pdf 1\n", "the environment and the placeholders")
+        #expect(daemon.log.contains("notify file-it: /bin/sh: filed All.pdf"))
+        #expect(eventually { daemon.log.components(separatedBy: "notify broken: /bin/sh: cannot reach the archive").count > 3 },
+                "a failing command is tried again: \(daemon.log)")
+        let listed = try events(scratch)
+        #expect(listed.contains("pending  broken  revision"), "\(listed)")
+        #expect(listed.contains("failed  picky  revision") && listed.contains("exited 65: this event is not for me"), "\(listed)")
+        #expect(listed.contains("failed  gone  revision") && listed.contains("HTTP 410"), "\(listed)")
+        // Sent again: the receiver gets the same event, with the same key, and refuses it again.
+        let firstKey = receiver.requests.first?.key
+        #expect(try events(scratch, ["--retry"]).contains("2 refused events back in"))
+        #expect(eventually { receiver.requests.count == 2 && (try? events(scratch))?.components(separatedBy: "failed  ").count == 3 },
+                "log: \(daemon.log)")
+        #expect(receiver.requests.map(\.key) == [firstKey, firstKey])
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func anUploadGivenUpOnIsAnnouncedAsIncomplete() throws {
+        let receiver = try WebhookReceiver()
+        let (scratch, daemon) = try world("""
+            [[notify]]
+            name = "hook"
+            events = ["incomplete", "quarantined"]
+            url = "\(receiver.url("/ok"))"
+
+            """, inbox: "incomplete_timeout = \"1s\"")
+        try TestImages.make(scratch.path + "/whole.png", width: 400, height: 300)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/whole.png"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: scratch.path + "/inbox/half.png"))
+        #expect(eventually { receiver.requests.count == 1 }, "log: \(daemon.log)")
+        #expect(daemon.stop() == 0)
+        let event = try #require(receiver.requests.first?.event)
+        #expect(event["event"] as? String == "incomplete" && event["file"] as? String == "half.png", "\(event)")
+        #expect((event["reason"] as? String ?? "").hasPrefix("incomplete: "), "\(event)")
+        #expect(FileManager.default.fileExists(atPath: event["quarantined_as"] as? String ?? ""), "\(event)")
+    }
+
+    @Test func aRevisionKilledBeforeItsEventWasQueuedIsAnnouncedByRecovery() throws {
+        let receiver = try WebhookReceiver()
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+            [[notify]]
+            name = "hook"
+            events = ["revision"]
+            url = "\(receiver.url("/ok"))"
+
+            """)
+        let config = scratch.path + "/config.toml"
+        try TestImages.make(scratch.path + "/a.png", width: 100, height: 100)
+        try TestImages.make(scratch.path + "/b.png", width: 110, height: 100)
+        // Killed once the revision is durable and the state says so, before the outbox is written.
+        let killed = try Binary.run(["ingest", "--config", config, scratch.path + "/a.png"], environment: ["PDFTRAPPER_CRASH_AT": "after-state"])
+        #expect(killed.status != 0)
+        // Killed before the revision counts: it is rolled back, and nobody hears of it.
+        _ = try Binary.run(["ingest", "--config", config, scratch.path + "/b.png"], environment: ["PDFTRAPPER_CRASH_AT": "after-sync"])
+        #expect(try Binary.run(["recover", "--config", config]).status == 0)
+        let listed = try Binary.run(["events", "--config", config]).stdout
+        #expect(listed.components(separatedBy: "pending  hook  revision").count - 1 == 1, "\(listed)")
+        let daemon = try DaemonProcess(config: config, in: scratch.url)
+        #expect(eventually { receiver.requests.count == 1 }, "log: \(daemon.log)")
+        #expect(daemon.stop() == 0)
+        let event = try #require(receiver.requests.first?.event)
+        #expect(event["made_by"] as? String == "ingest" && event["rule"] as? String == "all")
+        #expect(event["end"] as? Int == (try revisionEnds(scratch.path + "/library/All.pdf")).last)
+        #expect((event["inputs"] as? [[String: Any]])?.first?["name"] as? String == "a.png")
+        #expect(try PDFReaders.pdfinfoPages(scratch.path + "/library/All.pdf") == 1)
+    }
+}
