@@ -65,7 +65,8 @@ import Testing
         let config = scratch.path + "/config.toml"
         #expect(try Binary.run(["undo", "--config", config, target]).status == 0)
         #expect(try Binary.run(["redo", "--config", config, target]).status == 0)
-        #expect(eventually { receiver.requests.filter { $0.event["event"] as? String == "revision" }.count == 5 },
+        #expect(try Binary.run(["compact", "--config", config, target]).status == 0)
+        #expect(eventually { receiver.requests.filter { $0.event["event"] as? String == "revision" }.count == 6 },
                 "got: \(receiver.requests.map(\.body)), log: \(daemon.log)")
         #expect(daemon.stop() == 0)
 
@@ -82,12 +83,15 @@ import Testing
         #expect(Set(requests.map(\.key)).count == requests.count, "each event once, with a key of its own")
 
         let revisions = requests.map(\.event).filter { $0["event"] as? String == "revision" }
-        #expect(revisions.map { $0["made_by"] as? String } == ["ingest", "ingest", "edit", "undo", "redo"])
-        #expect(revisions.map { $0["revision"] as? Int } == [1, 2, 3, 3, 3])
+        #expect(revisions.map { $0["made_by"] as? String } == ["ingest", "ingest", "edit", "undo", "redo", "compact"])
+        #expect(revisions.map { $0["revision"] as? Int } == [1, 2, 3, 3, 3, 1])
+        let compacted = try #require(revisions.last)
+        #expect(compacted["end"] as? Int == (try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int))
         #expect(revisions.allSatisfy { $0["target"] as? String == "All.pdf" && $0["target_path"] as? String == target })
-        let ends = try revisionEnds(target)
-        try #require(ends.count == 3, "history: \(ends)")
-        #expect(revisions.map { $0["end"] as? Int } == [ends[0], ends[1], ends[2], ends[2], ends[2]], "history ends: \(ends)")
+        // Their bytes as the history showed them before the compaction, which squashed it into one.
+        #expect(revisions[0]["base"] as? Int == 0 && revisions[1]["base"] as? Int == revisions[0]["end"] as? Int)
+        #expect(revisions[2]["base"] as? Int == revisions[1]["end"] as? Int)
+        #expect(revisions[3]["end"] as? Int == revisions[2]["end"] as? Int && revisions[4]["end"] as? Int == revisions[2]["end"] as? Int)
         let first = revisions[0]
         #expect(first["rule"] as? String == "all" && first["pages_added"] as? Int == 1 && first["base"] as? Int == 0)
         let inputs = first["inputs"] as? [[String: Any]] ?? []
@@ -209,6 +213,35 @@ import Testing
         #expect(eventually { receiver.requests.count == 2 && (try? events(scratch))?.components(separatedBy: "failed  ").count == 3 },
                 "log: \(daemon.log)")
         #expect(receiver.requests.map(\.key) == [firstKey, firstKey])
+        #expect(daemon.stop() == 0)
+    }
+
+    /// TLS is checked unless a subscriber says otherwise: a self-signed receiver is refused (and
+    /// retried) by default, and reached with `verify_tls = false`.
+    @Test func aSelfSignedReceiverIsNotTrustedUnlessTheSubscriberSaysSo() throws {
+        let keys = try Scratch()
+        let made = try PDFReaders.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                                                  "-addext", "subjectAltName=IP:127.0.0.1",
+                                                  "-keyout", keys.path + "/key.pem", "-out", keys.path + "/cert.pem"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let receiver = try WebhookReceiver(tls: (keys.path + "/cert.pem", keys.path + "/key.pem"))
+        let (scratch, daemon) = try world("""
+            [[notify]]
+            name = "strict"
+            events = ["revision"]
+            url = "\(receiver.url("/ok"))"
+            [[notify]]
+            name = "lax"
+            events = ["revision"]
+            url = "\(receiver.url("/ok"))"
+            verify_tls = false
+
+            """)
+        try drop("one.png", scratch, pages: 1, daemon)
+        #expect(eventually { receiver.requests.count == 1 && daemon.log.contains("notify strict: event") }, "log: \(daemon.log)")
+        #expect(daemon.log.contains("notify lax: delivered"), "\(daemon.log)")
+        #expect(daemon.log.contains("notify strict: event") && daemon.log.contains("certificate"), "\(daemon.log)")
+        #expect(try events(scratch).contains("pending  strict  revision"))
         #expect(daemon.stop() == 0)
     }
 

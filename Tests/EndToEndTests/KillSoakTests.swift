@@ -222,6 +222,11 @@ import Testing
             }
             bodies[request.key] = request.body
         }
+        for event in requests.map(\.event) where event["target"] as? String == "S.pdf" {
+            if event["made_by"] as? String != "scan" || event["profile"] as? String != "adf" {
+                violations.append("a scan's event says made_by \(event["made_by"] ?? "-"), profile \(event["profile"] ?? "-")")
+            }
+        }
         let announced = Set(requests.map(\.event).compactMap { event -> String? in
             guard let target = event["target"] as? String, let end = event["end"] as? Int else { return nil }
             return "\(target)@\(end)"

@@ -27,15 +27,20 @@ public final class WebhookReceiver {
 
     public let port: Int
     public let logFile: String
+    private let scheme: String
     private let process = Process()
 
-    /// `port`: 0 for any free one; a fixed one to come back on after being down.
-    public init(port: Int = 0, secret: String = "", hang: Double = 30, slow: Double = 2, logFile: String? = nil) throws {
+    /// `port`: 0 for any free one; a fixed one to come back on after being down. `tls`: a
+    /// certificate and its key (PEM files), for HTTPS.
+    public init(port: Int = 0, secret: String = "", hang: Double = 30, slow: Double = 2, logFile: String? = nil,
+                tls: (certificate: String, key: String)? = nil) throws {
+        scheme = tls == nil ? "http" : "https"
         self.logFile = logFile ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("receiver-\(UUID().uuidString.prefix(8)).jsonl").path
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [Self.script, "--port", "\(port)", "--log", self.logFile, "--secret", secret,
                              "--hang", "\(hang)", "--slow", "\(slow)"]
+            + (tls.map { ["--cert", $0.certificate, "--key", $0.key] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -53,7 +58,7 @@ public final class WebhookReceiver {
 
     deinit { stop() }
 
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     public func stop() {
         guard process.isRunning else { return }

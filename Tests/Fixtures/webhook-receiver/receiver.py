@@ -13,9 +13,10 @@ for a request held past the sender's timeout), "time"}.
   /gone         410 always (refused for good)
   /slow         200 after --slow seconds, every time
 
-It prints its port on stdout once listening (--port 0 picks one).
+It prints its port on stdout once listening (--port 0 picks one). With --cert and --key it speaks
+HTTPS with that certificate.
 """
-import argparse, hashlib, hmac, json, sys, threading, time
+import argparse, hashlib, hmac, json, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 parser = argparse.ArgumentParser()
@@ -24,6 +25,8 @@ parser.add_argument("--log", required=True)
 parser.add_argument("--secret", default="")
 parser.add_argument("--hang", type=float, default=30)
 parser.add_argument("--slow", type=float, default=2)
+parser.add_argument("--cert", default="")
+parser.add_argument("--key", default="")
 options = parser.parse_args()
 
 lock = threading.Lock()
@@ -78,5 +81,9 @@ class Handler(BaseHTTPRequestHandler):
 
 server = ThreadingHTTPServer(("127.0.0.1", options.port), Handler)
 server.daemon_threads = True
+if options.cert:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(options.cert, options.key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 server.serve_forever()
