@@ -16,7 +16,7 @@ extension InboxDaemon {
 
     /// After a reload: the new subscribers, and the new store's bell.
     func updateDelivery() {
-        let outbox = EventOutbox(config) ?? EventOutbox(folder: config.daemon.stateDir + "/outbox", subscribers: [],
+        let outbox = EventOutbox(config) ?? EventOutbox(folder: EventOutbox.folder(config), subscribers: [],
                                                          libraryRoot: config.library.root)
         if let delivery {
             delivery.update(outbox, log: log)

@@ -30,8 +30,7 @@ enum EventsCommand: Command {
         case .failure(let code): return code
         case .success(let loaded): config = loaded
         }
-        let outbox = EventOutbox(folder: config.daemon.stateDir + "/outbox", subscribers: config.notify,
-                                 libraryRoot: config.library.root)
+        let outbox = EventOutbox(folder: EventOutbox.folder(config), subscribers: config.notify, libraryRoot: config.library.root)
         if arguments.has("--retry") {
             do {
                 let moved = try outbox.retryFailed()

@@ -91,7 +91,7 @@ import Testing
                 // The last run: let it finish everything, then stop cleanly.
                 try? tiny.release("scan")
                 #expect(eventually(timeout: 180) { settled(scratch) }, "left: \(daemon.log.suffix(1500))")
-                let pending = scratch.path + "/state/outbox/pending/hook"
+                let pending = scratch.path + "/library/.pdftrapper/outbox/pending/hook"
                 #expect(eventually(timeout: 60) { ((try? FileManager.default.contentsOfDirectory(atPath: pending)) ?? []).isEmpty },
                         "events left: \(daemon.log.suffix(1500))")
                 #expect(daemon.stop() == 0)

@@ -88,6 +88,10 @@ public enum EditApply {
             if !refused.isEmpty { throw Refusals(all: refused) }
             pageCount = editor.pageCount
             (notes, readAgain) = (context.notes, context.readAgain)
+            // Their events wait until the script stands: a refused script takes its new files back.
+            let outbox = store.outbox
+            store.outbox = nil
+            defer { store.outbox = outbox }
             extracted = try context.writeExtracts(store: store, scriptName: name, sha256: sha256)
             return editor
         }
@@ -119,6 +123,7 @@ public enum EditApply {
             for path in extracted { try? FileManager.default.removeItem(atPath: path) }
             throw error
         }
+        for path in extracted { store.announceMade(path, madeBy: "edit") }
         var operations = script.edits.map(\.operation.name)
         if changedTarget, script.purge ?? purgeByDefault {
             // Deleted pages live on in earlier revisions until the file is rewritten without them.

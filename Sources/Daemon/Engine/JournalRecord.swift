@@ -12,6 +12,8 @@ public struct JournalRecord: Codable, Sendable, Equatable {
         case create
         /// An undo: the target cut back from `oldLength` to `newLength`, the tail saved as `tailFile`.
         case undo
+        /// A full rewrite (compaction), a new file renamed over the target, whose inode was `inode`.
+        case rewrite
     }
 
     public var kind: Kind
@@ -28,6 +30,12 @@ public struct JournalRecord: Codable, Sendable, Equatable {
     public var origin: RevisionOrigin?
     /// For an undo: its event, made before the cut (the undone revision's trailer goes with it).
     public var event: String?
+    /// The change is to be announced (the writing process had subscribers): a finished change's
+    /// record then stays until some process has queued its event. And the host it happened on.
+    public var announce: Bool?
+    public var host: String?
+    /// For a rewrite: the target's inode before it, which the renamed new file does not have.
+    public var inode: UInt64?
 
     public init(kind: Kind, target: String, oldLength: Int, newLength: Int? = nil, temporary: String? = nil,
                 tailFile: String? = nil, inputs: [String]? = nil, started: Date = Date(), origin: RevisionOrigin? = nil) {

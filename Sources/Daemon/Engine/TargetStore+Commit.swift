@@ -92,7 +92,7 @@ extension TargetStore {
             throw EngineError.unreadable(target: target, reason: "\(error)")
         }
         let base = reader.tail.fileLength
-        let journal = JournalRecord(kind: .append, target: target, oldLength: base, origin: origin)
+        let journal = announcing(JournalRecord(kind: .append, target: target, oldLength: base, origin: origin))
         try writeJournal(journal, key)
         CrashPoint.afterJournal.hit()
         var remembered = false
@@ -157,7 +157,7 @@ extension TargetStore {
         let folder = (target as NSString).deletingLastPathComponent
         let temporary = folder + "/" + FileName.temporary(for: (target as NSString).lastPathComponent, tag: ".pdftrapper-\(getpid())")
         do { try folders.makeFolder(folder) } catch { throw EngineError.writing(error) }
-        let journal = JournalRecord(kind: .create, target: target, oldLength: 0, temporary: temporary, origin: origin)
+        let journal = announcing(JournalRecord(kind: .create, target: target, oldLength: 0, temporary: temporary, origin: origin))
         try writeJournal(journal, key)
         CrashPoint.afterJournal.hit()
         var linked = false, remembered = false

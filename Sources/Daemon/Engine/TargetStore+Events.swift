@@ -7,40 +7,69 @@ import TrapperCore
 extension TargetStore {
     /// Queues the event of `record`, which ends at `end`; false, said in the log, when the outbox
     /// cannot be written: the journal record then stays, and the next lock of the target tries again.
-    func announce(_ journal: JournalRecord, _ record: RevisionRecord, end: Int) -> Bool {
-        guard let outbox else { return true }
+    func announce(_ journal: JournalRecord, _ record: RevisionRecord, end: Int, recovering: Bool = false) -> Bool {
+        guard let outbox, journal.announce == true else { return true }
         let origin = journal.origin ?? RevisionOrigin(madeBy: record.operation.rawValue)
         let event = OutboundEvent.revision(target: journal.target, libraryRoot: outbox.libraryRoot, record: record, end: end,
-                                           origin: origin, time: journal.started, host: outbox.host)
-        return queue(event, outbox)
+                                           origin: origin, time: journal.started, host: journal.host ?? outbox.host)
+        return queue(event, outbox, recovering: recovering)
     }
 
-    /// After a crash: the event of the revision the journal record describes, which ends at `end`.
-    func announceFinished(_ journal: JournalRecord, end: Int) throws(EngineError) {
-        guard outbox != nil else { return }
-        guard let reader = try? PDFTailReader(path: journal.target, decoder: decoder),
-              let record = RevisionRecord(trailer: reader.tail.trailer) else { return }
-        guard announce(journal, record, end: end) else { throw .writing(outboxFailure) }
+    /// After a crash: the event of the finished revision the journal record began, which ends at
+    /// `end` (read from the file as it was then). False when it cannot be queued here: the record
+    /// then stays for a process that can (one with the config's outbox), and new changes to the
+    /// target wait (`writeJournal`); reading the target is not held up.
+    func announceFinished(_ journal: JournalRecord, end: Int) -> Bool {
+        guard journal.announce == true else { return true }
+        guard outbox != nil,
+              let source = try? PDFPrefixSource(PDFFileSource(path: journal.target), length: end),
+              let reader = try? PDFTailReader(source: source, decoder: decoder),
+              let record = RevisionRecord(trailer: reader.tail.trailer) else {
+            log.append("\(journal.target): the event of its last revision waits for a process with the config's outbox "
+                       + "(pdftrapper recover --config FILE)")
+            return false
+        }
+        return announce(journal, record, end: end, recovering: true)
     }
 
-    /// An undo's event, made before the cut and kept in its journal record.
-    func announceUndo(_ journal: JournalRecord) throws(EngineError) {
-        guard let outbox, let body = journal.event, let event = try? OutboundEvent(body: Array(body.utf8)) else { return }
-        guard queue(event, outbox) else { throw .writing(outboxFailure) }
+    /// An undo's event, made before the cut and kept in its journal record; false when it cannot be
+    /// queued here (as for `announceFinished`).
+    func announceUndo(_ journal: JournalRecord) -> Bool {
+        guard let body = journal.event else { return true }
+        guard let outbox, let event = try? OutboundEvent(body: Array(body.utf8)) else {
+            log.append("\(journal.target): the event of an undo waits for a process with the config's outbox "
+                       + "(pdftrapper recover --config FILE)")
+            return false
+        }
+        return queue(event, outbox, recovering: true)
     }
 
-    private var outboxFailure: Durable.Failure {
-        Durable.Failure(step: "queue an event in", path: outbox?.folder ?? "", code: EIO)
-    }
-
-    private func queue(_ event: OutboundEvent, _ outbox: EventOutbox) -> Bool {
+    /// `recovering`: the event may have been queued before the crash (then it is not queued twice).
+    private func queue(_ event: OutboundEvent, _ outbox: EventOutbox, recovering: Bool = false) -> Bool {
         do {
-            try outbox.emit(event)
+            try outbox.emit(event, once: recovering)
             return true
         } catch {
             log.append("\(event.targetPath ?? ""): its \(event.madeBy ?? "revision") event could not be queued yet: \(error)")
             return false
         }
+    }
+
+    /// A new file an edit script made (extract), announced once the script stands.
+    public func announceMade(_ path: String, madeBy: String) {
+        guard outbox != nil, let reader = try? PDFTailReader(path: path, decoder: decoder),
+              let record = RevisionRecord(trailer: reader.tail.trailer) else { return }
+        let journal = announcing(JournalRecord(kind: .create, target: path, oldLength: 0, origin: RevisionOrigin(madeBy: madeBy)))
+        _ = announce(journal, record, end: reader.tail.fileLength)
+    }
+
+    /// The record, marked to be announced when this store has subscribers.
+    func announcing(_ record: JournalRecord) -> JournalRecord {
+        guard let outbox else { return record }
+        var record = record
+        record.announce = true
+        record.host = outbox.host
+        return record
     }
 
     /// How many revisions the file has up to `reader`'s end: the last one's number when it is
@@ -56,15 +85,13 @@ extension TargetStore {
 }
 
 extension TargetStore {
-    /// A compaction's event: the file rewritten whole, one revision now. Queued after the rewrite
-    /// (which keeps no journal: qpdf writes a new file and renames it over the old).
-    func announceRewrite(_ target: String, length: Int) {
-        guard let outbox else { return }
-        let record = RevisionRecord(operation: .edit, date: Date(), base: 0, pagesAdded: 0, inputs: [], note: nil)
-        var numbered = record
-        numbered.number = 1
-        let event = OutboundEvent.revision(target: target, libraryRoot: outbox.libraryRoot, record: numbered, end: length,
-                                           origin: RevisionOrigin(madeBy: "compact"), time: record.date, host: outbox.host)
-        _ = queue(event, outbox)
+    /// A compaction's event: the file rewritten whole, one revision of `length` bytes now; made from
+    /// the journal record, so that one made again after a crash is the same.
+    func announceRewrite(_ journal: JournalRecord, length: Int) -> Bool {
+        var record = RevisionRecord(operation: .edit, date: journal.started, base: 0, pagesAdded: 0, inputs: [])
+        record.number = 1
+        var compact = journal
+        compact.origin = RevisionOrigin(madeBy: "compact")
+        return announce(compact, record, end: length, recovering: true)
     }
 }

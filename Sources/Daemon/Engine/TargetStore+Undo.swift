@@ -57,7 +57,7 @@ extension TargetStore {
         targetState.lastWrite = try previousSpan(target, end: record.base)
         targetState.remove(record)
         try targetState.save(statePath(key), in: folders)
-        if (try? announceUndo(journal)) != nil { try clearJournal(key) }
+        if announceUndo(journal) { try clearJournal(key) }
         return record
     }
 
@@ -96,7 +96,8 @@ extension TargetStore {
             }
         }
         do {
-            let journal = JournalRecord(kind: .append, target: target, oldLength: length, origin: RevisionOrigin(madeBy: "redo"))
+            let journal = announcing(JournalRecord(kind: .append, target: target, oldLength: length,
+                                                   origin: RevisionOrigin(madeBy: "redo")))
             try writeJournal(journal, key)
             try appendFile(undone.tailFile, to: target)
             let span = try TargetState.Span.read(target, base: undone.span.base, end: undone.span.end)
@@ -166,19 +167,39 @@ extension TargetStore {
     public func rewriteWhole<Result>(target: String, _ rewrite: (String) throws -> Result) throws(EngineError) -> Result {
         let (lock, key) = try self.lock(target)
         defer { withExtendedLifetime(lock) {} }
-        guard fileLength(target) != nil else { throw .unreadable(target: target, reason: "no such file") }
+        guard let length = fileLength(target) else { throw .unreadable(target: target, reason: "no such file") }
+        // Journaled, so that the state is made anew and the compaction announced even when a crash
+        // comes between the rename and the state.
+        var record = JournalRecord(kind: .rewrite, target: target, oldLength: length)
+        record.inode = inode(target)
+        let journal = announcing(record)
+        try writeJournal(journal, key)
         let result: Result
-        do { result = try rewrite(target) } catch { throw .damaged(target: target, reason: "\(error)") }
+        do { result = try rewrite(target) } catch {
+            try? clearJournal(key)
+            throw .damaged(target: target, reason: "\(error)")
+        }
+        do { try finishRewrite(journal, key) } catch { throw .from(error, target: target) }
+        return result
+    }
+
+    /// After a rewrite (now, or found done after a crash): the history starts anew, the undo and
+    /// redo state goes, and the compaction is announced; then the journal record goes.
+    func finishRewrite(_ journal: JournalRecord, _ key: String) throws {
+        let target = journal.target
         let old = TargetState.load(statePath(key), target: target)
         for undone in old.redo { try? folders.remove(undone.tailFile) }
         // The pages are all still there, so are their inputs; only the revisions are gone.
         var fresh = TargetState(target: target)
         fresh.inputs = old.inputs
-        if let length = fileLength(target) {
-            fresh.lastWrite = try? TargetState.Span.read(target, base: 0, end: length)
-        }
-        do { try fresh.save(statePath(key), in: folders) } catch { throw .writing(error) }
-        announceRewrite(target, length: fileLength(target) ?? 0)
-        return result
+        let length = fileLength(target) ?? 0
+        fresh.lastWrite = try? TargetState.Span.read(target, base: 0, end: length)
+        try fresh.save(statePath(key), in: folders)
+        if announceRewrite(journal, length: length) { try clearJournal(key) }
+    }
+
+    func inode(_ path: String) -> UInt64? {
+        var status = stat()
+        return stat(path, &status) == 0 ? UInt64(status.st_ino) : nil
     }
 }

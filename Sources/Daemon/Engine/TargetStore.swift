@@ -79,6 +79,12 @@ public final class TargetStore {
     }
 
     func writeJournal(_ record: JournalRecord, _ key: String) throws(EngineError) {
+        // A record still there after recovery is a finished change whose event is not queued yet
+        // (the outbox could not be written, or this process has none): replacing it would lose
+        // that event, so the new change waits, as for any other write that cannot be made now.
+        if readJournal(key) != nil {
+            throw .writing(Durable.Failure(step: "queue the last revision's event for", path: record.target, code: EAGAIN))
+        }
         // Encoding plain Codable structs cannot fail.
         do { try folders.replace(journalPath(key), with: try! JSONEncoder().encode(record)) } catch { throw .writing(error) }
     }
@@ -99,22 +105,24 @@ public final class TargetStore {
         let length = fileLength(target)
         do {
             switch record.kind {
-            case .append:
-                let finished = targetState.lastWrite.map { $0.base == record.oldLength && $0.end == length } ?? false
-                if !finished, let length, length > record.oldLength {
+            case .append, .create:
+                // Finished: the state names the revision this record began, and the file still holds
+                // it (another program may have appended since, if its event waited). Never cut then.
+                let written = targetState.lastWrite.flatMap { last in
+                    last.base == record.oldLength && (length ?? 0) >= last.end
+                        && (try? TargetState.Span.read(target, base: last.base, end: last.end)) == last ? last : nil
+                }
+                if record.kind == .create, let temporary = record.temporary { try folders.remove(temporary) }
+                if let written {
+                    // Perhaps not yet announced: its event again (queued once, by its key).
+                    guard announceFinished(record, end: written.end) else { return }
+                } else if record.kind == .create, length != nil {
+                    try folders.remove(target)
+                    log.append("\(target): removed a new file whose first revision did not finish")
+                } else if let length, length > record.oldLength {
                     try folders.truncate(target, to: record.oldLength)
                     log.append("\(target): rolled back an unfinished revision (\(length - record.oldLength) bytes)")
                 }
-                // Finished but perhaps not yet announced: its event again (queued once, by its key).
-                if finished, let length { try announceFinished(record, end: length) }
-            case .create:
-                let finished = targetState.lastWrite.map { $0.base == 0 && $0.end == length } ?? false
-                if let temporary = record.temporary { try folders.remove(temporary) }
-                if !finished, length != nil {
-                    try folders.remove(target)
-                    log.append("\(target): removed a new file whose first revision did not finish")
-                }
-                if finished, let length { try announceFinished(record, end: length) }
             case .undo:
                 let done = targetState.redo.last.map { $0.span.base == record.newLength && $0.span.end == record.oldLength } ?? false
                 if !done, length == record.newLength, let tailFile = record.tailFile, let newLength = record.newLength {
@@ -127,7 +135,15 @@ public final class TargetStore {
                     try targetState.save(statePath(key), in: folders)
                     log.append("\(target): finished an interrupted undo")
                 }
-                if fileLength(target) == record.newLength { try announceUndo(record) }
+                let undone = done || fileLength(target) == record.newLength
+                if undone, !announceUndo(record) { return }
+            case .rewrite:
+                // The new file was renamed over the target: finish what the rewrite left.
+                if let inode = record.inode, let now = self.inode(target), now != inode {
+                    try finishRewrite(record, key)
+                    log.append("\(target): finished an interrupted compaction")
+                    return
+                }
             }
             try clearJournal(key)
         } catch {

@@ -18,6 +18,9 @@ public final class EventDelivery: @unchecked Sendable {
     /// Set by `stop`: threads send what they can until then, then end.
     private var deadline: Date?
     private let finished = DispatchGroup()
+    /// The outbox's delivery lock, once held: two daemons on hosts that share the library would
+    /// otherwise both send every event.
+    private var lockDescriptor: Int32 = -1
     /// How long an idle thread waits for a ring before it looks again (events queued by another
     /// process, such as an edit worker or a command, ring no bell here).
     static let idleLook = 0.25
@@ -85,6 +88,22 @@ public final class EventDelivery: @unchecked Sendable {
         return (subscriber, outbox, log)
     }
 
+    /// Whether this daemon delivers the outbox: it holds (or now takes) the lock beside it.
+    private func holdsOutbox(_ outbox: EventOutbox) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if lockDescriptor >= 0 { return true }
+        try? Durable.makeFolder(outbox.folder)
+        let descriptor = open(outbox.folder + "/deliver.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return false
+        }
+        lockDescriptor = descriptor
+        return true
+    }
+
     private func wait(seen: Int, until: Date) {
         condition.lock()
         defer { condition.unlock() }
@@ -99,13 +118,20 @@ public final class EventDelivery: @unchecked Sendable {
         sigaddset(&pipeSignal, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
         var waits: [String: (tries: Int, next: Date)] = [:]
+        // Delivered, but their files could not be removed: not sent again in this run.
+        var sent = Set<String>()
         while let (subscriber, outbox, log) = current(name) {
             condition.lock()
             let seen = rung
             let draining = deadline != nil
             condition.unlock()
+            guard holdsOutbox(outbox) else {
+                if draining { return }
+                wait(seen: seen, until: Date().addingTimeInterval(1))
+                continue
+            }
             let folder = outbox.pendingFolder(name)
-            guard let file = EventOutbox.names(folder).first else {
+            guard let file = EventOutbox.names(folder).first(where: { !sent.contains($0) }) else {
                 if draining { return }
                 wait(seen: seen, until: Date().addingTimeInterval(Self.idleLook))
                 continue
@@ -116,16 +142,22 @@ public final class EventDelivery: @unchecked Sendable {
                 continue
             }
             let path = folder + "/" + file
-            guard let body = FileManager.default.contents(atPath: path) else { continue }
             // The key's start names the event in the log; the whole key is in the file's name and body.
             let key = String((file.dropLast(5).split(separator: "-").last ?? "").prefix(12))
-            switch DeliveryAttempt.run(Array(body), to: subscriber, log: log) {
+            let attempt: DeliveryAttempt.Result
+            if let body = FileManager.default.contents(atPath: path) {
+                attempt = DeliveryAttempt.run(Array(body), to: subscriber, log: log)
+            } else if FileManager.default.fileExists(atPath: path) {
+                attempt = .retry("\(path) cannot be read")
+            } else {
+                continue  // gone meanwhile (pdftrapper events --retry moves files)
+            }
+            switch attempt {
             case .delivered(let said):
                 do { try Durable.remove(path) } catch {
-                    // It will be sent again, with its key: the receiver can tell.
+                    // Sent again after a restart, with its key: the receiver can tell.
                     log.log(.error, "pdftrapper: notify \(name): event \(key) was delivered but stays queued: \(error)")
-                    wait(seen: seen, until: Date().addingTimeInterval(1))
-                    continue
+                    sent.insert(file)
                 }
                 waits[file] = nil
                 log.log(.info, "pdftrapper: notify \(name): delivered event \(key) (\(said))")
@@ -133,7 +165,7 @@ public final class EventDelivery: @unchecked Sendable {
                 waits[file] = nil
                 do { try outbox.fail(path, subscriber: name, answer: said) } catch {
                     log.log(.error, "pdftrapper: notify \(name): event \(key) cannot be moved to failed/: \(error)")
-                    wait(seen: seen, until: Date().addingTimeInterval(1))
+                    sent.insert(file)
                     continue
                 }
                 log.log(.warning, "pdftrapper: notify \(name): event \(key) refused (\(said)); kept in \(outbox.failedFolder(name)), "

@@ -31,23 +31,29 @@ public struct EventOutbox: Sendable {
     /// The config's outbox, or nil when nobody subscribes.
     public init?(_ config: Config) {
         guard !config.notify.isEmpty else { return nil }
-        self.init(folder: config.daemon.stateDir + "/outbox", subscribers: config.notify, libraryRoot: config.library.root)
+        self.init(folder: Self.folder(config), subscribers: config.notify, libraryRoot: config.library.root)
     }
+
+    /// Beside the journal, in the library's `.pdftrapper`: every process that writes the library
+    /// (the daemon, its workers, a command, whatever state folder each was given) queues into the
+    /// one outbox the daemon delivers from.
+    public static func folder(_ config: Config) -> String { StateDirectory.forLibrary(config).path + "/outbox" }
 
     public func pendingFolder(_ subscriber: String) -> String { "\(folder)/pending/\(subscriber)" }
     public func failedFolder(_ subscriber: String) -> String { "\(folder)/failed/\(subscriber)" }
 
-    /// Queues the event for every subscriber that wants it; returns how many.
+    /// Queues the event for every subscriber that wants it; returns how many. `once`: it may be
+    /// queued already (made again after a crash, or an input taken again): then it is not queued
+    /// twice. (Only then are the folders listed, so a long queue never slows a capture down.)
     @discardableResult
-    public func emit(_ event: OutboundEvent) throws(Durable.Failure) -> Int {
+    public func emit(_ event: OutboundEvent, once: Bool = false) throws(Durable.Failure) -> Int {
         let body = Data(event.body)
         var queued = 0
         for subscriber in subscribers where subscriber.wants(event) {
             let pending = pendingFolder(subscriber.name)
             try Durable.makeFolder(pending)
-            // Made again after a crash (the journal still open when it had been queued): once is enough.
             let suffix = "-\(event.key).json"
-            if Self.names(pending).contains(where: { $0.hasSuffix(suffix) })
+            if once, Self.names(pending).contains(where: { $0.hasSuffix(suffix) })
                 || Self.names(failedFolder(subscriber.name)).contains(where: { $0.hasSuffix(suffix) }) { continue }
             try Durable.replace("\(pending)/\(Self.sequence())\(suffix)", with: body)
             queued += 1
@@ -58,8 +64,8 @@ public struct EventOutbox: Sendable {
 
     /// Emits, and on failure says why in one line instead of throwing: for events whose job cannot
     /// be held back by a full disk (a quarantine, a failed scan, a start).
-    public func emitOrSay(_ event: OutboundEvent) -> String? {
-        do { try emit(event); return nil } catch { return "the \(event.event.rawValue) event could not be queued: \(error)" }
+    public func emitOrSay(_ event: OutboundEvent, once: Bool = false) -> String? {
+        do { try emit(event, once: once); return nil } catch { return "the \(event.event.rawValue) event could not be queued: \(error)" }
     }
 
     /// A scan that failed part-way (its pages go to quarantine), from the daemon's agent or `pdftrapper scan`.

@@ -56,11 +56,10 @@ enum HookCommand {
             ended = waitpid(pid, &status, WNOHANG) == pid
             if !ended { usleep(20_000) }
         }
-        if !ended {
-            // Its process group: a shell's children go with it.
-            kill(0 - pid, SIGKILL)
-            waitpid(pid, &status, 0)
-        }
+        // Its process group: what it started goes with it (a shell's children, a background job
+        // holding its output open), whether it ran past its time or not.
+        kill(0 - pid, SIGKILL)
+        if !ended { waitpid(pid, &status, 0) }
         // A child it left behind may hold the output open: its output is what came within a second.
         _ = reading.wait(timeout: .now() + 1)
         for line in printed.lines.prefix(20) {

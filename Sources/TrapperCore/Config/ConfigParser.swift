@@ -68,7 +68,7 @@ struct ConfigBuilder {
         let profiles = scanProfiles(&profilesTable, ruleNames: rules.map(\.name))
         let scanners = scannerBindings(scannerTables, profiles: profiles.map(\.name))
         let web = webSettings(&webTable)
-        let notify = NotifyReader(log: log).subscribers(notifyTables)
+        let notify = NotifyReader(log: log, known: rules.map(\.name) + profiles.map(\.name)).subscribers(notifyTables)
 
         guard let library, let inboxPath, let inbox, let edits, let signatures else { return nil }
         var folders = [Folder(key: "library.root", path: library.value, location: library.location, watched: false),

@@ -6,13 +6,17 @@ import Foundation
 struct NotifyReader {
     let log: DiagnosticLog
 
+    /// The rules' and scan profiles' names, which `rules` may name.
+    let known: [String]
+
     func subscribers(_ tables: [TableReader]) -> [Subscriber] {
         var seen: [String: String] = [:]
-        return tables.enumerated().compactMap { index, table in
+        return tables.compactMap { table in
             var table = table
             defer { table.finish() }
             let written = table.string("name")
-            let name = written?.value ?? "notify-\(index + 1)"
+            // Unnamed, it is named by where it sends: its pending events never go to another receiver.
+            let name = written?.value ?? Self.defaultName(table.table)
             if let written, !Self.isName(written.value) {
                 log.add("\(table.qualified("name")) must be letters, digits, '.', '-' or '_' (it names a folder of the outbox)",
                         at: written.location)
@@ -22,7 +26,13 @@ struct NotifyReader {
             }
             seen[name] = table.name
             let events = self.events(&table)
-            let rules = table.strings("rules")?.map(\.value) ?? []
+            let rules: [String] = table.strings("rules")?.map { rule -> String in
+                if !known.contains(rule.value) {
+                    log.add("\(table.qualified("rules")): no rule or scan profile is named \"\(rule.value)\""
+                            + Suggestion.hint(for: rule.value, among: known), at: rule.location)
+                }
+                return rule.value
+            } ?? []
             let targets = table.strings("targets")?.map { Glob($0.value) } ?? []
             let delivery = self.delivery(&table)
             var subscriber = Subscriber(name: name, events: events ?? [], delivery: delivery ?? .url(""))
@@ -45,6 +55,9 @@ struct NotifyReader {
                     guard let value = headerTable.string(entry.key) else { continue }
                     if !Self.isHeader(entry.key, value.value) {
                         log.add("\(headerTable.qualified(entry.key)) is not a header a request may carry", at: value.location)
+                    } else if Self.reservedHeaders.contains(entry.key.lowercased()) || entry.key.lowercased().hasPrefix("x-pdftrapper-") {
+                        log.add("\(headerTable.qualified(entry.key)) is set by PDFTrapper (or by HTTP itself) and cannot be changed",
+                                at: value.location)
                     }
                     subscriber.headers.append((entry.key, value.value))
                 }
@@ -122,6 +135,11 @@ struct NotifyReader {
                 }
                 arguments.append(text)
             }
+            if arguments[0].contains("{") {
+                log.add("\(table.qualified("command")): the program's path takes no placeholders (an event's fields would "
+                        + "choose what runs)", at: items[0].location)
+                return nil
+            }
             guard arguments[0].hasPrefix("/") else {
                 log.add("\(table.qualified("command")) must start with the program's absolute path, such as "
                         + "\"/usr/bin/\(arguments[0])\" (it runs without a shell or PATH)", at: items[0].location)
@@ -140,6 +158,19 @@ struct NotifyReader {
         guard let host = components.host, !host.isEmpty else { return "names no host" }
         guard !text.contains(where: { $0.isWhitespace }) else { return "has a space in it" }
         return nil
+    }
+
+    static let reservedHeaders: Set<String> = ["content-type", "content-length", "transfer-encoding", "host", "connection",
+                                                "expect", "idempotency-key"]
+
+    /// "notify-" and the start of the SHA-256 of its url or command.
+    static func defaultName(_ table: TOMLTable) -> String {
+        var destination = ""
+        if case .string(let url)? = table["url"]?.value { destination = url }
+        if case .array(let items)? = table["command"]?.value {
+            destination = items.map { if case .string(let text) = $0.value { text } else { "" } }.joined(separator: "\0")
+        }
+        return "notify-" + SHA256.hex(SHA256.hash(Array(destination.utf8))).prefix(8)
     }
 
     static func isName(_ text: String) -> Bool {

@@ -37,7 +37,9 @@ extension OutboundEvent {
         event.note = record.note
         event.inputs = record.inputs.map { Input(name: $0.name, sha256: SHA256.hex($0.sha256), pages: $0.pages) }
         event.summary = summary(origin.madeBy, relative, record)
-        event.key = key(.revision, [relative, String(end), origin.madeBy, event.time])
+        // The start to the microsecond, as the journal keeps it: an undo, a redo and an undo of
+        // the same revision within one second are three events.
+        event.key = key(.revision, [relative, String(end), origin.madeBy, String(time.timeIntervalSince1970)])
         return event
     }
 
