@@ -6,7 +6,14 @@ import TrapperCore
 extension InboxDaemon {
     /// Starts delivering, after saying `started`: events left pending by the last run go first.
     func startDelivery() {
-        guard let outbox = EventOutbox(config) else { return }
+        let outbox: EventOutbox
+        do {
+            guard let made = try EventOutbox.of(config) else { return }
+            outbox = made
+        } catch {
+            log.log(.error, "pdftrapper: events cannot be delivered: \(error)")
+            return
+        }
         let delivery = EventDelivery(outbox: outbox, log: log)
         self.delivery = delivery
         store.outbox?.bell = { delivery.ring() }
@@ -16,8 +23,8 @@ extension InboxDaemon {
 
     /// After a reload: the new subscribers, and the new store's bell.
     func updateDelivery() {
-        let outbox = EventOutbox(config) ?? EventOutbox(folder: EventOutbox.folder(config), subscribers: [],
-                                                         libraryRoot: config.library.root)
+        guard let outbox = (try? EventOutbox.of(config)) ?? (try? EventOutbox(folder: EventOutbox.folder(config), subscribers: [],
+                                                                             libraryRoot: config.library.root)) else { return }
         if let delivery {
             delivery.update(outbox, log: log)
         } else if !outbox.subscribers.isEmpty {
@@ -35,7 +42,7 @@ extension InboxDaemon {
 
     /// The daemon's own events; a pid and this host, keyed by both and the start time.
     func announce(_ kind: OutboundEvent.Kind) {
-        guard let outbox = EventOutbox(config) else { return }
+        guard let outbox = try? EventOutbox.of(config) else { return }
         var event = OutboundEvent(event: kind, time: Date(), host: outbox.host)
         event.pid = Int(getpid())
         event.summary = kind == .started ? "PDFTrapper started on \(outbox.host)" : "PDFTrapper stopping on \(outbox.host)"

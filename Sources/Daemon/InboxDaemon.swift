@@ -464,7 +464,7 @@ public final class InboxDaemon {
     /// The daemon's store writes only beneath the configured folders (ConfinedFolders).
     public static func openStore(_ config: Config) throws -> TargetStore {
         let store = try TargetStore.open(state: StateDirectory.forLibrary(config), folders: try ConfinedFolders.daemon(config))
-        store.outbox = EventOutbox(config)
+        store.outbox = try EventOutbox.of(config)
         return store
     }
 

@@ -43,10 +43,17 @@ extension CommandContext {
                 return .failure(EngineError.writing(error).exitCode)
             }
         }
+        var outbox: EventOutbox?
+        if let config {
+            do throws(Durable.Failure) { outbox = try EventOutbox.of(config) } catch {
+                err("pdftrapper: \(error)")
+                return .failure(EngineError.writing(error).exitCode)
+            }
+        }
         do {
             let store = try TargetStore.open(state: StateDirectory(path: folder), folders: folders)
             // With the config's subscribers, a command's revisions are announced as the daemon's are.
-            store.outbox = config.flatMap(EventOutbox.init)
+            store.outbox = outbox
             try store.recoverAll()
             store.log.forEach { err("pdftrapper: \($0)") }
             return .success(store)

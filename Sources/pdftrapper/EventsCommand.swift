@@ -30,7 +30,13 @@ enum EventsCommand: Command {
         case .failure(let code): return code
         case .success(let loaded): config = loaded
         }
-        let outbox = EventOutbox(folder: EventOutbox.folder(config), subscribers: config.notify, libraryRoot: config.library.root)
+        let outbox: EventOutbox
+        do {
+            outbox = try EventOutbox(folder: EventOutbox.folder(config), subscribers: config.notify, libraryRoot: config.library.root)
+        } catch {
+            context.err("pdftrapper events: \(error)")
+            return .cantCreate
+        }
         if arguments.has("--retry") {
             do {
                 let moved = try outbox.retryFailed()

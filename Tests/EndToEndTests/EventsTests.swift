@@ -246,6 +246,31 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// The outbox is written beneath the library, never through a link: one planted in its place
+    /// leads nowhere, the page still lands, and the event waits with its journal record.
+    @Test func aLinkPlantedAsTheOutboxLeadsNowhere() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+            [[notify]]
+            name = "hook"
+            events = ["revision"]
+            url = "http://127.0.0.1:\(WebhookReceiver.freePort())/"
+
+            """)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/decoy", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/library/.pdftrapper", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path + "/library/.pdftrapper/outbox",
+                                                   withDestinationPath: scratch.path + "/decoy")
+        try TestImages.make(scratch.path + "/a.png", width: 100, height: 100)
+        let run = try Binary.run(["ingest", "--config", scratch.path + "/config.toml", scratch.path + "/a.png"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/decoy") == [], "\(run)")
+        #expect(try PDFReaders.pdfinfoPages(scratch.path + "/library/All.pdf") == 1, "\(run)")
+        #expect(run.stderr.contains("could not be queued"), "\(run)")
+    }
+
     @Test func anUploadGivenUpOnIsAnnouncedAsIncomplete() throws {
         let receiver = try WebhookReceiver()
         let (scratch, daemon) = try world("""

@@ -93,9 +93,9 @@ public final class EventDelivery: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if lockDescriptor >= 0 { return true }
-        try? Durable.makeFolder(outbox.folder)
-        let descriptor = open(outbox.folder + "/deliver.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
+        try? outbox.files.makeFolder(outbox.folder)
+        guard let descriptor = try? outbox.files.open(outbox.folder + "/deliver.lock", flags: O_RDWR | O_CREAT | O_CLOEXEC,
+                                                      mode: 0o600) else { return false }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             return false
@@ -131,7 +131,7 @@ public final class EventDelivery: @unchecked Sendable {
                 continue
             }
             let folder = outbox.pendingFolder(name)
-            guard let file = EventOutbox.names(folder).first(where: { !sent.contains($0) }) else {
+            guard let file = outbox.names(folder).first(where: { !sent.contains($0) }) else {
                 if draining { return }
                 wait(seen: seen, until: Date().addingTimeInterval(Self.idleLook))
                 continue
@@ -145,16 +145,16 @@ public final class EventDelivery: @unchecked Sendable {
             // The key's start names the event in the log; the whole key is in the file's name and body.
             let key = String((file.dropLast(5).split(separator: "-").last ?? "").prefix(12))
             let attempt: DeliveryAttempt.Result
-            if let body = FileManager.default.contents(atPath: path) {
+            if let body = outbox.files.read(path) {
                 attempt = DeliveryAttempt.run(Array(body), to: subscriber, log: log)
-            } else if FileManager.default.fileExists(atPath: path) {
+            } else if outbox.files.exists(path) {
                 attempt = .retry("\(path) cannot be read")
             } else {
                 continue  // gone meanwhile (pdftrapper events --retry moves files)
             }
             switch attempt {
             case .delivered(let said):
-                do { try Durable.remove(path) } catch {
+                do { try outbox.files.remove(path) } catch {
                     // Sent again after a restart, with its key: the receiver can tell.
                     log.log(.error, "pdftrapper: notify \(name): event \(key) was delivered but stays queued: \(error)")
                     sent.insert(file)

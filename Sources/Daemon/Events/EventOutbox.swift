@@ -19,19 +19,23 @@ public struct EventOutbox: Sendable {
     public let host: String
     /// Rung after an event is queued: the daemon's delivery worker wakes at once rather than at its next look.
     public var bell: (@Sendable () -> Void)?
+    /// Every read and write resolved beneath the library's folder, never through a link (as the
+    /// journal's are): a link planted in the library cannot send an event's bytes elsewhere.
+    let files: ConfinedFolders
 
     public init(folder: String, subscribers: [Subscriber], libraryRoot: String,
-                host: String = ProcessInfo.processInfo.hostName) {
+                host: String = ProcessInfo.processInfo.hostName) throws(Durable.Failure) {
         self.folder = folder
         self.subscribers = subscribers
         self.libraryRoot = libraryRoot
         self.host = host
+        files = try ConfinedFolders([(path: libraryRoot, label: "the library")])
     }
 
     /// The config's outbox, or nil when nobody subscribes.
-    public init?(_ config: Config) {
+    public static func of(_ config: Config) throws(Durable.Failure) -> EventOutbox? {
         guard !config.notify.isEmpty else { return nil }
-        self.init(folder: Self.folder(config), subscribers: config.notify, libraryRoot: config.library.root)
+        return try EventOutbox(folder: folder(config), subscribers: config.notify, libraryRoot: config.library.root)
     }
 
     /// Beside the journal, in the library's `.pdftrapper`: every process that writes the library
@@ -51,11 +55,11 @@ public struct EventOutbox: Sendable {
         var queued = 0
         for subscriber in subscribers where subscriber.wants(event) {
             let pending = pendingFolder(subscriber.name)
-            try Durable.makeFolder(pending)
+            try files.makeFolder(pending)
             let suffix = "-\(event.key).json"
-            if once, Self.names(pending).contains(where: { $0.hasSuffix(suffix) })
-                || Self.names(failedFolder(subscriber.name)).contains(where: { $0.hasSuffix(suffix) }) { continue }
-            try Durable.replace("\(pending)/\(Self.sequence())\(suffix)", with: body)
+            if once, names(pending).contains(where: { $0.hasSuffix(suffix) })
+                || names(failedFolder(subscriber.name)).contains(where: { $0.hasSuffix(suffix) }) { continue }
+            try files.replace("\(pending)/\(Self.sequence())\(suffix)", with: body)
             queued += 1
         }
         if queued > 0 { bell?() }
@@ -81,8 +85,8 @@ public struct EventOutbox: Sendable {
     }
 
     /// The entry names of a folder that are events, oldest first; none for a missing folder.
-    static func names(_ folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+    func names(_ folder: String) -> [String] {
+        (files.names(in: folder) ?? [])
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && !$0.contains(".tmp-") }.sorted()
     }
 
@@ -107,41 +111,39 @@ extension EventOutbox {
 
     /// Every subscriber folder under `pending/` or `failed/`, configured or not.
     private func subscriberFolders(_ state: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "\(folder)/\(state)")) ?? []).sorted()
+        (files.names(in: "\(folder)/\(state)") ?? []).sorted()
     }
 
     public func pending() -> [Entry] {
         subscriberFolders("pending").flatMap { name in
-            Self.names(pendingFolder(name)).map { file in
+            names(pendingFolder(name)).map { file in
                 let path = "\(pendingFolder(name))/\(file)"
-                return Entry(subscriber: name, path: path, event: Self.read(path))
+                return Entry(subscriber: name, path: path, event: read(path))
             }
         }
     }
 
     public func failed() -> [Entry] {
         subscriberFolders("failed").flatMap { name in
-            Self.names(failedFolder(name)).map { file in
+            names(failedFolder(name)).map { file in
                 let path = "\(failedFolder(name))/\(file)"
-                let answer = (try? String(contentsOfFile: String(path.dropLast(5)) + ".answer", encoding: .utf8))
-                return Entry(subscriber: name, path: path, event: Self.read(path), answer: answer)
+                let answer = files.read(String(path.dropLast(5)) + ".answer").map { String(decoding: $0, as: UTF8.self) }
+                return Entry(subscriber: name, path: path, event: read(path), answer: answer)
             }
         }
     }
 
-    static func read(_ path: String) -> OutboundEvent? {
-        FileManager.default.contents(atPath: path).flatMap { try? OutboundEvent(body: Array($0)) }
+    func read(_ path: String) -> OutboundEvent? {
+        files.read(path).flatMap { try? OutboundEvent(body: Array($0)) }
     }
 
     /// A delivery refused for good: the event into `failed/` with the answer beside it.
     func fail(_ path: String, subscriber: String, answer: String) throws(Durable.Failure) {
         let failed = failedFolder(subscriber)
-        try Durable.makeFolder(failed)
+        try files.makeFolder(failed)
         let name = (path as NSString).lastPathComponent
-        try Durable.replace("\(failed)/\(name.dropLast(5)).answer", with: Data(answer.utf8))
-        guard rename(path, "\(failed)/\(name)") == 0 else { throw Durable.Failure(step: "rename", path: path, code: errno) }
-        try Durable.syncFolder(failed)
-        try Durable.syncFolder(pendingFolder(subscriber))
+        try files.replace("\(failed)/\(name.dropLast(5)).answer", with: Data(answer.utf8))
+        _ = try files.move(path, to: "\(failed)/\(name)")
     }
 
     /// Every failed event back to pending (same name, same bytes, same key); returns how many.
@@ -149,13 +151,10 @@ extension EventOutbox {
         var moved = 0
         for entry in failed() {
             let pending = pendingFolder(entry.subscriber)
-            try Durable.makeFolder(pending)
+            try files.makeFolder(pending)
             let name = (entry.path as NSString).lastPathComponent
-            guard rename(entry.path, "\(pending)/\(name)") == 0 else {
-                throw Durable.Failure(step: "rename", path: entry.path, code: errno)
-            }
-            try Durable.remove(String(entry.path.dropLast(5)) + ".answer")
-            try Durable.syncFolder(pending)
+            _ = try files.move(entry.path, to: "\(pending)/\(name)")
+            try files.remove(String(entry.path.dropLast(5)) + ".answer")
             moved += 1
         }
         return moved

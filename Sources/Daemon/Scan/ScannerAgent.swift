@@ -117,7 +117,7 @@ public final class ScannerAgent {
             log.log(.notice, "pdftrapper: \(what): stopped after \(pages) pages; the batch will not be appended")
         } catch {
             let reason = "the scan failed after \(batch.manifest.pages.count) pages: \(error)"
-            let outbox = EventOutbox(config)
+            let outbox = try? EventOutbox.of(config)
             if let problem = outbox?.scanFailed(profile: profile.name, device: device.name, batch: batch.manifest.name,
                                                 reason: reason) {
                 log.log(.warning, "pdftrapper: \(problem)")
