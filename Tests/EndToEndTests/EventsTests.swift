@@ -320,8 +320,12 @@ import Testing
         #expect(try Binary.run(["recover", "--config", config]).status == 0)
         let listed = try Binary.run(["events", "--config", config]).stdout
         #expect(listed.components(separatedBy: "pending  hook  revision").count - 1 == 1, "\(listed)")
+        // What a writer killed while queueing leaves (its process gone) is tidied by the daemon.
+        let pending = scratch.path + "/library/.pdftrapper/outbox/pending/hook"
+        try scratch.write("library/.pdftrapper/outbox/pending/hook/.00000000000000000001-x.json.tmp-9999999-7", "{\"half")
         let daemon = try DaemonProcess(config: config, in: scratch.url)
         #expect(eventually { receiver.requests.count == 1 }, "log: \(daemon.log)")
+        #expect(eventually { ((try? FileManager.default.contentsOfDirectory(atPath: pending)) ?? ["?"]).isEmpty })
         #expect(daemon.stop() == 0)
         let event = try #require(receiver.requests.first?.event)
         #expect(event["made_by"] as? String == "ingest" && event["rule"] as? String == "all")

@@ -92,8 +92,9 @@ import Testing
                 try? tiny.release("scan")
                 #expect(eventually(timeout: 180) { settled(scratch) }, "left: \(daemon.log.suffix(1500))")
                 let pending = scratch.path + "/library/.pdftrapper/outbox/pending/hook"
+                // Nothing left to send, and nothing a killed writer left behind (the daemon tidies that).
                 #expect(eventually(timeout: 60) { ((try? FileManager.default.contentsOfDirectory(atPath: pending)) ?? []).isEmpty },
-                        "events left: \(daemon.log.suffix(1500))")
+                        "events left: \((try? FileManager.default.contentsOfDirectory(atPath: pending)) ?? []), \(daemon.log.suffix(1500))")
                 #expect(daemon.stop() == 0)
                 break
             }

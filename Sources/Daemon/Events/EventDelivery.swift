@@ -120,6 +120,7 @@ public final class EventDelivery: @unchecked Sendable {
         var waits: [String: (tries: Int, next: Date)] = [:]
         // Delivered, but their files could not be removed: not sent again in this run.
         var sent = Set<String>()
+        var tidied = false
         while let (subscriber, outbox, log) = current(name) {
             condition.lock()
             let seen = rung
@@ -129,6 +130,10 @@ public final class EventDelivery: @unchecked Sendable {
                 if draining { return }
                 wait(seen: seen, until: Date().addingTimeInterval(1))
                 continue
+            }
+            if !tidied {
+                outbox.removeLeftovers(name)
+                tidied = true
             }
             let folder = outbox.pendingFolder(name)
             guard let file = outbox.names(folder).first(where: { !sent.contains($0) }) else {

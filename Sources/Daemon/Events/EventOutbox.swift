@@ -90,6 +90,18 @@ public struct EventOutbox: Sendable {
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && !$0.contains(".tmp-") }.sorted()
     }
 
+    /// What a process killed while queueing left in a subscriber's folder: its hidden temporary
+    /// files (`.NAME.tmp-PID-N`) whose process is gone.
+    func removeLeftovers(_ subscriber: String) {
+        let folder = pendingFolder(subscriber)
+        for name in files.names(in: folder) ?? [] where name.hasPrefix(".") {
+            guard let tag = name.range(of: ".tmp-", options: .backwards),
+                  let pid = Int32(name[tag.upperBound...].prefix { $0.isNumber }),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? files.remove(folder + "/" + name)
+        }
+    }
+
     /// Nanoseconds since 1970, twenty digits, so names sort by time.
     static func sequence() -> String {
         var now = timespec()
