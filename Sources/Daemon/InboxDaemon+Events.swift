@@ -5,15 +5,9 @@ import TrapperCore
 /// when its own store queues an event, and says when it starts and stops.
 extension InboxDaemon {
     /// Starts delivering, after saying `started`: events left pending by the last run go first.
+    /// It delivers the outbox the daemon's own store queues into (`openStore`), and rings for it.
     func startDelivery() {
-        let outbox: EventOutbox
-        do {
-            guard let made = try EventOutbox.of(config) else { return }
-            outbox = made
-        } catch {
-            log.log(.error, "pdftrapper: events cannot be delivered: \(error)")
-            return
-        }
+        guard let outbox = store.outbox else { return }
         let delivery = EventDelivery(outbox: outbox, log: log)
         self.delivery = delivery
         store.outbox?.bell = { delivery.ring() }
@@ -21,17 +15,13 @@ extension InboxDaemon {
         delivery.start()
     }
 
-    /// After a reload: the new subscribers, and the new store's bell.
+    /// After a reload (the new store in place): its subscribers, none when the config has none left.
     func updateDelivery() {
-        guard let outbox = (try? EventOutbox.of(config)) ?? (try? EventOutbox(folder: EventOutbox.folder(config), subscribers: [],
-                                                                             libraryRoot: config.library.root)) else { return }
-        if let delivery {
-            delivery.update(outbox, log: log)
-        } else if !outbox.subscribers.isEmpty {
-            startDelivery()
-            return
-        }
-        if let delivery { store.outbox?.bell = { delivery.ring() } }
+        guard let delivery else { return startDelivery() }
+        let none = try? EventOutbox(folder: EventOutbox.folder(config), subscribers: [], libraryRoot: config.library.root)
+        guard let outbox = store.outbox ?? none else { return }
+        delivery.update(outbox, log: log)
+        store.outbox?.bell = { delivery.ring() }
     }
 
     /// `stopping`, then a moment (two seconds at most) for it and anything else pending to go out.
@@ -42,7 +32,7 @@ extension InboxDaemon {
 
     /// The daemon's own events; a pid and this host, keyed by both and the start time.
     func announce(_ kind: OutboundEvent.Kind) {
-        guard let outbox = try? EventOutbox.of(config) else { return }
+        guard let outbox = store.outbox else { return }
         var event = OutboundEvent(event: kind, time: Date(), host: outbox.host)
         event.pid = Int(getpid())
         event.summary = kind == .started ? "PDFTrapper started on \(outbox.host)" : "PDFTrapper stopping on \(outbox.host)"
