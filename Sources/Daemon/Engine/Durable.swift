@@ -81,12 +81,21 @@ public enum Durable {
         try syncFolder(parent(of: path))
     }
 
+    /// Makes the folder at `path` and any missing folder above it, each new one made durable by a
+    /// sync of the folder that holds it (or a power cut could take it, and all renamed into it since).
     public static func makeFolder(_ path: String) throws(Failure) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw Failure(step: "create folder", path: path, code: errno == 0 ? EIO : errno)
+        var status = stat()
+        guard stat(path, &status) != 0 else {
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw Failure(step: "create folder", path: path, code: ENOTDIR) }
+            return
         }
+        let above = parent(of: path)
+        if above != path, above != "." { try makeFolder(above) }
+        guard mkdir(path, 0o777) == 0 else {
+            if errno == EEXIST { return }
+            throw Failure(step: "create folder", path: path, code: errno)
+        }
+        try syncFolder(above)
     }
 
     static func parent(of path: String) -> String {

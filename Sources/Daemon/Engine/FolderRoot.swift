@@ -160,12 +160,17 @@ public final class FolderRoot: @unchecked Sendable {
     private func makeFolder(relative: String, shown: String) throws(Durable.Failure) {
         var made = ""
         for part in relative.split(separator: "/") {
-            let parentFolder = try resolve(made, trapper_O_PATH | O_DIRECTORY, 0, "create folder", shown)
+            let parentFolder = try resolve(made, O_RDONLY | O_DIRECTORY, 0, "create folder", shown)
             defer { close(parentFolder) }
             made += (made.isEmpty ? "" : "/") + part
-            guard mkdirat(parentFolder, String(part), 0o755) == 0 || errno == EEXIST else {
-                throw Durable.Failure(step: "create folder", path: shown, code: errno)
+            guard mkdirat(parentFolder, String(part), 0o755) == 0 else {
+                guard errno == EEXIST else { throw Durable.Failure(step: "create folder", path: shown, code: errno) }
+                continue
             }
+            // A new folder's name is on disk only once the folder holding it is synced; until then a
+            // power cut takes the folder away, and with it every file renamed into it meanwhile (a
+            // claimed input, an archived one), however well each of those was synced.
+            guard fsync(parentFolder) == 0 else { throw Durable.Failure(step: "fsync folder", path: shown, code: errno) }
         }
     }
 
