@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the running daemon is doing, written to `status.json` in its state folder after each job
-/// (atomically), for `pdftrapper status`.
+/// (atomically for readers, not durably), for `pdftrapper status`.
 public struct DaemonStatus: Codable, Sendable, Equatable {
     public var pid: Int32
     public var started: Date
@@ -44,8 +44,9 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        // Encoding plain Codable values cannot fail.
-        try Durable.replace(Self.path(stateDir: stateDir), with: try! encoder.encode(self))
+        // Encoding plain Codable values cannot fail. Not synced: a status lost to a power cut is
+        // written anew when the daemon starts, and until then `status` reads a broken one as none.
+        try Durable.replaceUnsynced(Self.path(stateDir: stateDir), with: try! encoder.encode(self))
     }
 
     public static func load(stateDir: String) -> DaemonStatus? {
