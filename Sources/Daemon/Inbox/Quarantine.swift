@@ -29,24 +29,26 @@ public struct Quarantine: Sendable {
         var reason = reason
         // Which file this was, told from a later one of the same name (taken before it moves).
         let identity = folders.status(path).map { "\($0.st_ino) \($0.st_size) \($0.st_ctim.tv_sec).\($0.st_ctim.tv_nsec)" } ?? ""
+        func note(_ reason: String) -> Data {
+            Data("""
+                reason: \(reason.oneLine)
+                rule: \((rule ?? "none").oneLine)
+                time: \(ISO8601DateFormatter().string(from: date))
+                from: \(relativePath.oneLine)
+
+                """.utf8)
+        }
         let placed: String
         if let status = folders.status(path), status.st_mode & S_IFMT == S_IFLNK {
             let pointed = folders.linkTarget(path) ?? "?"
             try folders.remove(path)
             reason += "; the link (to \(pointed)) was removed, not kept"
-            placed = try freeName(folder + "/" + Self.folded(relativePath))
+            placed = try freeName(folder + "/" + Self.folded(relativePath), from: relativePath)
+            try folders.replace(placed + Self.noteSuffix, with: note(reason))
         } else {
-            placed = try move(path, relativePath)
+            placed = try place(path, relativePath, note: note(reason))
         }
-        let note = """
-            reason: \(reason.oneLine)
-            rule: \((rule ?? "none").oneLine)
-            time: \(ISO8601DateFormatter().string(from: date))
-            from: \(relativePath.oneLine)
-
-            """
         let notePath = placed + Self.noteSuffix
-        try folders.replace(notePath, with: Data(note.utf8))
         // Once the input and its note are safe: the event says where they are.
         if let outbox {
             let event = OutboundEvent.refused(event, file: relativePath, reason: reason.oneLine, rule: rule, quarantinedAs: placed,
@@ -59,26 +61,50 @@ public struct Quarantine: Sendable {
     /// Into the quarantine under its path below the inbox, its name leaving room for the note's
     /// suffix; where a folder on that path leads outside the quarantine (a link placed there), at
     /// the top, the path folded into one name.
-    private func move(_ path: String, _ relativePath: String) throws(Durable.Failure) -> String {
-        let room = Self.noteSuffix.utf8.count
+    private func place(_ path: String, _ relativePath: String, note: Data) throws(Durable.Failure) -> String {
         do {
-            return try folders.move(path, to: folder + "/" + relativePath, reserve: room)
+            return try place(path, at: folder + "/" + relativePath, from: relativePath, note: note)
         } catch where error.outside != nil || error.code == ENOTDIR {
-            return try folders.move(path, to: folder + "/" + Self.folded(relativePath), reserve: room)
+            return try place(path, at: folder + "/" + Self.folded(relativePath), from: relativePath, note: note)
         }
     }
 
-    /// A name for a removed link's note that no file in the quarantine has.
-    private func freeName(_ wanted: String) throws(Durable.Failure) -> String {
+    /// The note goes first, durable, under the name the file is to take; then the file. A power cut
+    /// between leaves the file in its claim (the daemon takes it again) and a note without its file,
+    /// whose name the next try takes over; the other way round it left a file in the quarantine
+    /// that nothing explained.
+    private func place(_ path: String, at wanted: String, from relativePath: String, note: Data) throws(Durable.Failure) -> String {
+        let chosen = try freeName(wanted, from: relativePath)
+        try folders.replace(chosen + Self.noteSuffix, with: note)
+        let placed = try folders.move(path, to: chosen, reserve: Self.noteSuffix.utf8.count)
+        if placed != chosen {  // another file took the name meanwhile: the note follows this one
+            try folders.replace(placed + Self.noteSuffix, with: note)
+            try folders.remove(chosen + Self.noteSuffix)
+        }
+        return placed
+    }
+
+    /// A name in the quarantine that neither a file nor its note has; or the name of a note left
+    /// without its file by an earlier try for the same input (a power cut between the two).
+    private func freeName(_ wanted: String, from relativePath: String) throws(Durable.Failure) -> String {
         let folderPath = (wanted as NSString).deletingLastPathComponent
         let name = (wanted as NSString).lastPathComponent
         var candidate = FileName.fitted(name, reserve: Self.noteSuffix.utf8.count)
         var number = 2
-        while folders.exists(folderPath + "/" + candidate) || folders.exists(folderPath + "/" + candidate + Self.noteSuffix) {
+        while folders.exists(folderPath + "/" + candidate)
+            || (folders.exists(folderPath + "/" + candidate + Self.noteSuffix) && !isLeftOver(folderPath + "/" + candidate, from: relativePath))
+        {
             candidate = FileName.numbered(name, number, reserve: Self.noteSuffix.utf8.count)
             number += 1
         }
         return folderPath + "/" + candidate
+    }
+
+    /// A note without its file, written for the same input: an earlier try cut short.
+    private func isLeftOver(_ placed: String, from relativePath: String) -> Bool {
+        guard !folders.exists(placed), let text = folders.read(placed + Self.noteSuffix) else { return false }
+        let lines = String(decoding: text, as: UTF8.self).split(separator: "\n")
+        return lines.contains("from: \(relativePath.oneLine)") && !lines.contains { $0.hasPrefix("reason: ") && $0.contains("; the link (to ") }
     }
 
     /// `a/b/c.jpg` → `a%2Fb%2Fc.jpg`.
