@@ -52,7 +52,7 @@ public struct EditJob {
     /// Applies the script at `path` and, when `file` is set, moves it to done/ or failed/ of the
     /// edits folder: first it is claimed (moved into `claims`), unless it is a claim already, left
     /// by a run that stopped; such a script is not applied again when its target shows a revision
-    /// it made after it was claimed.
+    /// it made after it was last written.
     public func take(_ path: String, relativePath: String, file: Bool = true, now: Date = Date()) -> Outcome {
         let started = Date()
         var outcome = Outcome(script: relativePath, applied: nil, problems: [], filed: nil)
@@ -111,14 +111,19 @@ public struct EditJob {
         return outcome
     }
 
-    /// Moves a script from the edits folder into this daemon's claims; a script already there
-    /// (left by a run that stopped) stays, with the moment it was claimed (its change time).
+    /// Moves a script from the edits folder into this daemon's claims, durably; a script already there
+    /// (left by a run that stopped) stays, with the moment it was last written (its modification
+    /// time, which the claim's rename keeps). Not its change time: that is set anew whenever the
+    /// file is copied or restored (a library moved to a new disk, a crash state rebuilt), and a
+    /// script already applied would then look new and be applied twice.
     private func claim(_ path: String, _ relativePath: String) throws(Durable.Failure) -> (String, Date?) {
         if path.hasPrefix(claims + "/") {
             guard let status = folders.status(path) else { throw Durable.Failure(step: "stat", path: path, code: ENOENT) }
-            return (path, Date(timeIntervalSince1970: Double(status.st_ctim.tv_sec) - 1))
+            return (path, Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) - 1))
         }
-        return (try folders.move(path, to: claims + "/" + relativePath, durable: false), nil)
+        // Durable before the edit is applied: a power cut that kept the revision but lost this
+        // rename would leave the script applied and back in the edits folder, as if never taken.
+        return (try folders.move(path, to: claims + "/" + relativePath), nil)
     }
 
     /// Scripts that an earlier run claimed and did not file, oldest first.
