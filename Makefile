@@ -5,7 +5,7 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/pdftrapper
 
-.PHONY: all deps build test demo bench fuzz soak man install uninstall deb clean
+.PHONY: all deps build test demo bench fuzz soak powerloss man install uninstall deb clean
 
 all: build
 
@@ -20,6 +20,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	# A hung test (a SANE backend's own deadlock, say) fails the run after 25 minutes instead of stalling it.
 	timeout 1500 $(SWIFT) test --skip-build
+	# Power loss (Tests/PowerLoss/README.md): the explorer's own cases, then a reduced set of the
+	# recorded paths against the debug binary (`make powerloss` explores all of them).
+	cd Tests/PowerLoss && python3 -m unittest -v test_explorer
+	timeout 900 python3 Tests/PowerLoss/powerloss.py --reduced --max-states 120 --bin $(CURDIR)/.build/debug/pdftrapper
 	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
 	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
 	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload
@@ -59,6 +63,12 @@ N ?= 200
 soak: deps
 	$(SWIFT) build --build-tests
 	PDFTRAPPER_KILLS=$(N) $(SWIFT) test --skip-build --filter KillSoakTests
+
+# Power loss, explored (Tests/PowerLoss/README.md): every path that writes recorded under strace,
+# every crash state the model allows rebuilt, recovered, run and checked. Its last line:
+# "powerloss: N crash states from M recorded runs, V violations". About an hour on two cores.
+powerloss: build
+	python3 Tests/PowerLoss/powerloss.py --bin $(BIN)
 
 # Where `make install` puts things: PREFIX and DESTDIR as usual (a package build sets both).
 PREFIX ?= /usr/local

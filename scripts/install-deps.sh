@@ -12,6 +12,8 @@ build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev 
 # and zint, which prints the barcodes of the separator tests.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
   tesseract-ocr-eng systemd openssl zint)
+# strace records every file-system call a run makes, for the power-loss explorer (Tests/PowerLoss).
+tool_packages+=(strace)
 # The man pages (scdoc; man-db and bsdextrautils' col render them as a reader sees them), the
 # completions' checks (zsh, bash-completion) and the Debian package's build, check and install test
 # (debhelper, lintian).
