@@ -45,6 +45,7 @@ final class ScriptedFiles: CaptureFileSystem, @unchecked Sendable {
     func files(below folder: String) -> [String] { real.files(below: folder) }
     func replace(_ path: String, with data: Data) throws(Durable.Failure) { try real.replace(path, with: data) }
     func remove(_ path: String) throws(Durable.Failure) { try real.remove(path) }
+    func syncFolder(_ path: String) throws(Durable.Failure) { try real.syncFolder(path) }
 
     func move(_ source: String, to destination: String, reserve: Int, durable: Bool) throws(Durable.Failure) -> String {
         lock.withLock { moves.append((source, destination)) }

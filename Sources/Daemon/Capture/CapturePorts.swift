@@ -26,6 +26,8 @@ public protocol CaptureFileSystem: Sendable {
     /// Written whole and durable, or not at all.
     func replace(_ path: String, with data: Data) throws(Durable.Failure)
     func remove(_ path: String) throws(Durable.Failure)
+    /// Makes the names in the folder at `path` durable (a claim's rename, say).
+    func syncFolder(_ path: String) throws(Durable.Failure)
     /// rename(2), never replacing a name there: a taken name is numbered; returns where it went.
     func move(_ source: String, to destination: String, reserve: Int, durable: Bool) throws(Durable.Failure) -> String
 }
