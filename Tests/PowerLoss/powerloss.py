@@ -86,17 +86,16 @@ class Run:
         everything = self.explorer.apply(range(len(self.recording.ops)))
         if everything.digest() == tree_digest(self.recording.final_root):
             return []
-        real = crashstates.State({}, set(), {})
-        differences = []
+        real, differences = {}, []
         for folder, _, names in os.walk(self.recording.final_root):
             for name in names:
                 full = os.path.join(folder, name)
                 path = os.path.relpath(full, self.recording.final_root)
-                real.files[path] = checks.read(full)
-                if everything.files.get(path) != real.files[path]:
+                real[path] = checks.read(full)
+                if everything.files.get(path) != real[path]:
                     differences.append(path)
-        differences += [path for path in everything.files if path not in real.files]
-        return differences
+        differences += [path for path in everything.files if path not in real]
+        return differences or ["(the folders or links differ)"]
 
     def describe(self, end, description, applied):
         """The operations that led to a state: the last few done, and those in flight it lost."""
