@@ -25,15 +25,12 @@ extension Inbox: CaptureWayIn {
     public func pinnedTargets(_ capture: Capture) -> [String] { splitTargets(capture) }
 
     public mutating func pin(_ targets: [String], for capture: Capture) throws(Durable.Failure) {
-        // A claim is not synced when it is made: an input that a power cut puts back in the inbox
-        // after its revision is known there by its SHA-256 in its target. Not where a retry may
-        // choose another file (a file of its own per input, a batch window, separator sheets): the
-        // claim must be on disk before the revision, or the input comes back and lands twice
-        // (found by the power-loss explorer: m9.pdf, then m9-2.pdf).
-        if capture.plan.mode == .new || capture.plan.mode == .batch || capture.plan.separator != nil {
-            for folder in Set(capture.inputs.map { ($0.path as NSString).deletingLastPathComponent }) {
-                try files.syncFolder(folder)
-            }
+        // A claim is not synced when it is made (most are quarantined or retried before anything is
+        // written). Before the revision it must be on disk: a power cut that kept the revision and
+        // lost the claim put the input back in the inbox, where it is a new input, and it landed
+        // twice (found by the power-loss explorer: appended twice, or m9.pdf then m9-2.pdf).
+        for folder in Set(capture.inputs.map { ($0.path as NSString).deletingLastPathComponent }) {
+            try files.syncFolder(folder)
         }
         try writeManifest(targets, for: capture)
     }
