@@ -301,8 +301,10 @@ def check_events(root, expected, versions):
         chain = expected.targets.get(name)
         if chain is None or name not in versions:
             continue
-        # The event of version i (the revision ending at its end, or the cut/rewrite that made it).
-        index = next((i for i, v in enumerate(chain) if v is not None and len(v) == event["end"] and i > 0), None)
+        # The event of version i: a revision's or a redo's ends where the file then ends; an undo's
+        # names the revision it took away (base..end), and the file then ends at its base.
+        length = event["base"] if event["made_by"] == "undo" else event["end"]
+        index = next((i for i, v in enumerate(chain) if v is not None and len(v) == length and i > 0), None)
         if index is None:
             continue
         there = versions[name] >= index
