@@ -78,8 +78,9 @@ import Testing
         // A link in the quarantine: the file goes to the quarantine's top, its path folded into its name.
         try FileManager.default.createSymbolicLink(atPath: scratch.path + "/quarantine/sub", withDestinationPath: decoy)
         _ = try scratch.write("inbox/sub/bad.jpg", "not a picture")
-        #expect(eventually { exists(scratch.path + "/quarantine/sub%2Fbad.jpg.why.txt") }, "log: \(daemon.log)")
-        #expect(exists(scratch.path + "/quarantine/sub%2Fbad.jpg"))
+        // The note is written first, then the file moved under its name.
+        #expect(eventually { exists(scratch.path + "/quarantine/sub%2Fbad.jpg.why.txt") && exists(scratch.path + "/quarantine/sub%2Fbad.jpg") },
+                "log: \(daemon.log)")
 
         // A link in the archive: the pages go in, the original cannot be archived there and is
         // quarantined with a note saying where its pages are.

@@ -84,7 +84,9 @@ import Testing
         try Self.picture(scratch.path + "/picture.\(kind)")
         try upload(scratch.path + "/picture.\(kind)", to: scratch.path + "/inbox/picture.\(kind)", pause: 0, upTo: 5)
         let note = scratch.path + "/quarantine/picture.\(kind).why.txt"
-        #expect(eventually { FileManager.default.fileExists(atPath: note) }, "\(kind): log: \(daemon.log)")
+        // The note is written first, then the file moved under its name: both, once it is done.
+        #expect(eventually { FileManager.default.fileExists(atPath: note) && quarantined(scratch).count == 2 },
+                "\(kind): log: \(daemon.log)")
         let text = (try? String(contentsOfFile: note, encoding: .utf8)) ?? ""
         #expect(text.contains("incomplete: ") && text.contains("after 2s (inbox.incomplete_timeout)"), "\(kind): \(text)")
         #expect(quarantined(scratch) == ["picture.\(kind)", "picture.\(kind).why.txt"], "one file, whole as it was left")
