@@ -66,7 +66,7 @@ soak: deps
 
 # Power loss, explored (Tests/PowerLoss/README.md): every path that writes recorded under strace,
 # every crash state the model allows rebuilt, recovered, run and checked. Its last line:
-# "powerloss: N crash states from M recorded runs, V violations". About an hour on two cores.
+# "powerloss: N crash states from M recorded runs, V violations". About 30,000 states, an hour on two cores.
 powerloss: build
 	python3 Tests/PowerLoss/powerloss.py --bin $(BIN)
 
