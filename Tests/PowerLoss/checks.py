@@ -225,16 +225,16 @@ def check_recovered(root, expected):
             problem, _ = readers(data)  # each version once: the answers are remembered by its bytes
             if problem:
                 problems.append(f"{name}: {problem}")
-    problems += check_inputs(root, expected, final=False)
-    problems += check_scripts(root, expected, final=False)
+    problems += check_inputs(root, expected.scenario, final=False)
+    problems += check_scripts(root, expected.scenario, final=False)
     problems += check_events(root, expected, versions)
     problems += check_visible(root, expected)
     return problems, versions
 
 
-def check_inputs(root, expected, final):
+def check_inputs(root, scenario, final):
     problems = []
-    for item in expected.scenario.inputs:
+    for item in scenario.inputs:
         places = where(root, item.data, ["inbox", "archive", "quarantine"])
         if len(places) > 1 or (not places and item.outcome != "delete"):
             problems.append(f"input {item.name} is in {len(places)} places: {places}")
@@ -258,9 +258,9 @@ def check_inputs(root, expected, final):
     return problems
 
 
-def check_scripts(root, expected, final):
+def check_scripts(root, scenario, final):
     problems = []
-    for script in expected.scenario.scripts:
+    for script in scenario.scripts:
         places = where(root, script.data, ["edits"])
         data = read(os.path.join(root, "library", script.target))
         applied = 0 if data is None else contents(data)[1].count(script.text)
@@ -376,8 +376,8 @@ def check_after_daemon(root, expected, recovered, binary, environment):
             if end > len(before or b"") and (name, end) not in announced:
                 problems.append(f"{name}: the daemon's revision ending at {end} was not announced")
         problems += check_history(root, name, data, binary, environment)
-    problems += check_inputs(root, expected, final=True)
-    problems += check_scripts(root, expected, final=True)
+    problems += check_inputs(root, expected.scenario, final=True)
+    problems += check_scripts(root, expected.scenario, final=True)
     problems += check_visible(root, expected)
     if expected.scenario.scan:
         data = read(os.path.join(root, "library", expected.scenario.scan))

@@ -208,6 +208,12 @@ def main():
     runs, violations, checked = [], [], 0
     for scenario in chosen:
         recording = scenarios.record(scenario, work, binary)
+        # The run itself must have done its work, or its crash states would prove nothing.
+        undone = (checks.check_inputs(recording.final_root, scenario, final=True)
+                  + checks.check_scripts(recording.final_root, scenario, final=True))
+        if undone:
+            sys.exit(f"powerloss: the recorded run of {scenario.name} did not do its work: {undone}; "
+                     f"it said: {recording.output[-2000:]}")
         run = Run(recording, arguments.max_states)
         missed = run.replays_the_run()
         if missed:

@@ -323,15 +323,9 @@ def record(scenario, work, binary):
         status, output = run.returncode, run.stderr
     if status != 0:
         raise RuntimeError(f"the recorded run of {scenario.name} failed (exit {status}): {output[-3000:]}")
-    # The run itself must have done its work, or its crash states would prove nothing.
-    import checks
-    expected = checks.Expectations.__new__(checks.Expectations)
-    expected.scenario = scenario
-    undone = checks.check_inputs(run_folder, expected, final=True) + checks.check_scripts(run_folder, expected, final=True)
-    if undone:
-        raise RuntimeError(f"the recorded run of {scenario.name} did not do its work: {undone}; it said: {output[-2000:]}")
     recording = recorder.Recording(run_folder, initial, log_path)
     recording.scenario = scenario
     recording.initial_root, recording.final_root = initial, run_folder
     recording.environment = environment
+    recording.output = output
     return recording
