@@ -39,7 +39,9 @@ extension SaneDevice {
         var frames: [(FrameParameters, [UInt8])] = []
         do throws(ScanError) {
             while true {
+                let before = readersOutliveFrames ? [] : ReaderThreads.running()
                 let status = sane.sane_start(handle)
+                let readers = readersOutliveFrames ? nil : ReaderThreads(startedSince: before)
                 if status == SANE_STATUS_NO_DOCS, frames.isEmpty {
                     sane.sane_cancel(handle)
                     return nil
@@ -48,9 +50,9 @@ extension SaneDevice {
                 let parameters = try parameters()
                 if parameters.lastFrame, frames.isEmpty, [.gray, .rgb].contains(parameters.format) {
                     try ScannedPage.checkFrame(parameters)
-                    return try ScannedPage(frame: parameters, data: readFrame(parameters))
+                    return try ScannedPage(frame: parameters, data: readFrame(parameters, readers: readers))
                 }
-                frames.append((parameters, try readFrame(parameters)))
+                frames.append((parameters, try readFrame(parameters, readers: readers)))
                 if parameters.lastFrame { break }
                 guard frames.count < 3 else {
                     throw .unsupportedFrame("more than three frames for one page")
@@ -74,13 +76,27 @@ extension SaneDevice {
     /// Ends the scan in progress, or the batch after its last page (`sane_cancel`).
     public func cancel() { sane.sane_cancel(handle) }
 
-    private func readFrame(_ parameters: FrameParameters) throws(ScanError) -> [UInt8] {
+    /// Reads the frame to EOF. Where the frame's size is known, its last byte waits until the
+    /// threads `sane_start` made have ended (ReaderThreads says why); the rest is read as it comes.
+    private func readFrame(_ parameters: FrameParameters, readers: ReaderThreads?) throws(ScanError) -> [UInt8] {
+        let size = parameters.lines > 0 ? parameters.lines * parameters.bytesPerLine : nil
+        var readers = size == nil ? nil : readers
         var data: [UInt8] = []
-        if parameters.lines > 0 { data.reserveCapacity(parameters.lines * parameters.bytesPerLine) }
+        if let size { data.reserveCapacity(size) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
+            var asked = chunk.count
+            if let size, let waiting = readers {
+                let left = size - data.count
+                if left > 1 {
+                    asked = min(asked, left - 1)
+                } else {
+                    readersOutliveFrames = !waiting.awaitEnd(limit: 500)
+                    readers = nil
+                }
+            }
             var length: SANE_Int = 0
-            let status = sane.sane_read(handle, &chunk, SANE_Int(chunk.count), &length)
+            let status = sane.sane_read(handle, &chunk, SANE_Int(asked), &length)
             if status == SANE_STATUS_EOF { break }
             try ScanError.check(status, "sane_read")
             data.append(contentsOf: chunk[0..<Int(length)])

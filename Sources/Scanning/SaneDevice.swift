@@ -9,6 +9,9 @@ public final class SaneDevice {
     var sane: trapper_sane { session.sane }
     /// Descriptors copied out; dropped when a set reports SANE_INFO_RELOAD_OPTIONS.
     private var cachedOptions: [OptionInfo]?
+    /// Set once a frame's reader threads were still running after its data: this backend's
+    /// readers are not waited for again (see ReaderThreads).
+    var readersOutliveFrames = false
 
     init(handle: SANE_Handle, name: String, session: SaneSession) {
         self.handle = handle

@@ -1,4 +1,6 @@
+import Foundation
 import Scanning
+import Synchronization
 import Testing
 
 extension SaneTests {
@@ -221,6 +223,47 @@ extension SaneTests {
                 #expect(abs(page.width - Int(110 / 25.4 * 50)) <= 1)  // the backend's fixed 11 cm
                 #expect(try Independent.pillow(page.pnm()).hasPrefix("\(page.width) \(page.height) L"))
             }
+        }
+
+        // The test backend cancels its reader thread the moment a frame's last bytes are read. A
+        // cancel that caught the thread inside `free` took its malloc arena's lock with it, and a
+        // later page hung for ever in pthread_join (about one page in 2,500 while other threads
+        // allocate). Scans run on a thread of their own here, so a hang fails this test by name.
+        @Test func pagesBesideAllocatingThreadsNeverHang() throws {
+            let pages = 3000
+            let done = DispatchSemaphore(value: 0)
+            let scanned = Mutex((count: 0, error: String?.none))
+            let scanner = Thread {
+                defer { done.signal() }
+                do {
+                    try SaneTestConfig.withDevice { device in
+                        try device.setResolution(10)
+                        try device.setArea(widthMM: 20, heightMM: 20)
+                        for _ in 0..<pages {
+                            guard try device.scanPage() != nil else { throw ScanError.sane(step: "sane_start", status: .noDocs) }
+                            device.cancel()
+                            let allocating = DispatchGroup()
+                            for _ in 0..<2 {
+                                allocating.enter()
+                                Thread {
+                                    for size in stride(from: 2000, to: 50_000, by: 3000) { _ = [UInt8](repeating: 1, count: size) }
+                                    allocating.leave()
+                                }.start()
+                            }
+                            allocating.wait()
+                            scanned.withLock { $0.count += 1 }
+                        }
+                    }
+                } catch {
+                    scanned.withLock { $0.error = "\(error)" }
+                }
+            }
+            scanner.start()
+            let finished = done.wait(timeout: .now() + 240) == .success
+            let (count, error) = scanned.withLock { $0 }
+            #expect(finished, "the scans hung after \(count) of \(pages) pages")
+            #expect(error == nil)
+            #expect(count == pages)
         }
 
         // Disabled: in the test process, SANE's test backend cancels its reader thread
