@@ -18,8 +18,9 @@ build: deps
 # Every test, with the real libraries, tools and files.
 test: deps
 	$(SWIFT) build --build-tests
-	# A hung test (a SANE backend's own deadlock, say) fails the run after 25 minutes instead of stalling it.
-	timeout 1500 $(SWIFT) test --skip-build
+	# A hung test (a SANE backend's own deadlock, say) fails the run after 25 minutes instead of
+	# stalling it, and every thread's stack is printed first, to say where it hung.
+	scripts/with-stacks.sh 1500 $(SWIFT) test --skip-build
 	# Power loss (Tests/PowerLoss/README.md): the explorer's own cases, then a reduced set of the
 	# recorded paths against the debug binary (`make powerloss` explores all of them).
 	cd Tests/PowerLoss && python3 -m unittest -v test_explorer

@@ -14,6 +14,8 @@ tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 te
   tesseract-ocr-eng systemd openssl zint)
 # strace records every file-system call a run makes, for the power-loss explorer (Tests/PowerLoss).
 tool_packages+=(strace)
+# gdb prints the stacks of a test run that hangs (scripts/with-stacks.sh).
+tool_packages+=(gdb)
 # The man pages (scdoc; man-db and bsdextrautils' col render them as a reader sees them), the
 # completions' checks (zsh, bash-completion) and the Debian package's build, check and install test
 # (debhelper, lintian).
