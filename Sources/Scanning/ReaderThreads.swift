@@ -28,7 +28,7 @@ struct ReaderThreads {
 
     /// The threads running now that did not run `before`.
     init(startedSince before: Set<Int32>) {
-        ids = Self.running().subtracting(before).sorted()
+        ids = Array(Self.running().subtracting(before))
     }
 
     /// Waits until every one of them has ended. False when one still runs after `limit`

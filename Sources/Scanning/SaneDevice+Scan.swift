@@ -80,7 +80,7 @@ extension SaneDevice {
     /// threads `sane_start` made have ended (ReaderThreads says why); the rest is read as it comes.
     private func readFrame(_ parameters: FrameParameters, readers: ReaderThreads?) throws(ScanError) -> [UInt8] {
         let size = parameters.lines > 0 ? parameters.lines * parameters.bytesPerLine : nil
-        var readers = size == nil ? nil : readers
+        var readers = readers
         var data: [UInt8] = []
         if let size { data.reserveCapacity(size) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
