@@ -74,6 +74,9 @@ import Testing
          "config.toml:8:18: rule[1].match.type: unknown file type \"jpg\" (known: jpeg, png, tiff, pnm, heic, avif, webp, pdf, image) (did you mean \"jpeg\"?)"),
         (minimal + "[[rule]]\nname = \"r\"\ntarget = \"a.pdf\"\n[rule.match]\nfolder = \"../x\"\n",
          "config.toml:9:10: rule[1].match.folder is a folder inside the inbox, written relative to it, without '..'"),
+        // The workspace.
+        (minimal + "[web]\nsession_days = 0\n",
+         "config.toml:6:16: web.session_days must be a number of days, more than 0 and at most 3650, not the integer 0"),
         // Scanners and profiles.
         (minimal + "[[scanner]]\ndevice = \"test\"\nbuttons = { scan = \"colour\" }\n[profile.color]\n",
          "config.toml:7:20: scanner[1].buttons.scan: no profile named \"colour\" (did you mean \"color\"?)"),

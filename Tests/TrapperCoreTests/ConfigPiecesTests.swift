@@ -259,4 +259,16 @@ import Testing
         #expect(throws: ConfigError.self) { try parse(base + "[web]\nmax_body = \"10B\"\n") }
         #expect(throws: ConfigError.self) { try parse(base + "[web]\nlisten_on = \"127.0.0.1:1\"\n") }
     }
+
+    @Test func sessionDaysIsAPositiveNumberOfDays() throws {
+        #expect(try parse(base + "[web]\n").web?.sessionDays == 30)
+        #expect(try parse(base + "[web]\nsession_days = 7\n").web?.sessionDays == 7)
+        #expect(try parse(base + "[web]\nsession_days = 0.25\n").web?.sessionDays == 0.25)
+        #expect(try parse(base + "[web]\nsession_days = 3650\n").web?.sessionDays == 3650)
+        for bad in ["0", "-1", "0.0", "3651", "1e9", "nan", "inf", "\"30d\"", "true"] {
+            #expect("\(bad)") { try parse(base + "[web]\nsession_days = \(bad)\n") } throws: {
+                "\($0)".contains("web.session_days must be a number of days, more than 0 and at most 3650")
+            }
+        }
+    }
 }

@@ -136,6 +136,8 @@ public struct WebSettings: Sendable, Equatable {
     /// The largest request body; more gets 413.
     public var maxBodyBytes = 4 << 20
     public var allowRemote = false
+    /// How long a login lasts, in days (a fraction for less than one).
+    public var sessionDays = 30.0
 
     public init() {}
 

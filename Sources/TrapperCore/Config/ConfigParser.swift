@@ -121,8 +121,8 @@ struct ConfigBuilder {
                                   defaulted: quarantine.defaulted)])
     }
 
-    /// `[web]`: the workspace's address, the Host names it answers to, the largest body, and
-    /// whether it may listen beyond this machine.
+    /// `[web]`: the workspace's address, the Host names it answers to, the largest body, whether
+    /// it may listen beyond this machine, and how long a login lasts.
     private func webSettings(_ table: inout TableReader?) -> WebSettings? {
         guard var reader = table else { return nil }
         defer { reader.finish() }
@@ -150,6 +150,13 @@ struct ConfigBuilder {
             }
         }
         web.allowRemote = reader.bool("allow_remote") ?? false
+        if let node = reader.node("session_days") {
+            switch node.value {
+            case .integer(let days) where days > 0 && days <= 3650: web.sessionDays = Double(days)
+            case .float(let days) where days > 0 && days <= 3650: web.sessionDays = days
+            default: reader.complain("session_days", node, expected: "a number of days, more than 0 and at most 3650")
+            }
+        }
         if !web.listen.isLocal, !web.allowRemote {
             log.add("web.listen = \"\(web.listen)\" is reachable from other machines; set web.allow_remote = true to mean it, "
                     + "and put a TLS reverse proxy in front (the workspace speaks plain HTTP)",
