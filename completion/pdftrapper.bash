@@ -18,6 +18,7 @@ _pdftrapper_flags() {
         annotations) echo "--json" ;;
         compact) echo "--linearize" ;;
         ocr) echo "--queued" ;;
+        web-url) echo "--new-token" ;;
     esac
 }
 

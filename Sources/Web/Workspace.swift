@@ -29,6 +29,26 @@ final class Flag: @unchecked Sendable {
     }
 }
 
+/// A stream that lasts as long as the session that opened it: once that session expires or is
+/// ended (Log out, a new token), the next thing the stream would send (an event, or the keep-alive
+/// within 15 s) ends it instead, and the browser's reconnection gets 401.
+final class SessionStream: HTTPStream, @unchecked Sendable {
+    let inner: any HTTPStream
+    let live: @Sendable () -> Bool
+
+    init(_ inner: any HTTPStream, live: @escaping @Sendable () -> Bool) {
+        self.inner = inner
+        self.live = live
+    }
+
+    func next() -> [UInt8]? {
+        guard let bytes = inner.next(), live() else { return nil }
+        return bytes
+    }
+
+    func close() { inner.close() }
+}
+
 /// The workspace: the library, its documents and their history, page pictures, markup saved as
 /// revisions, undo and redo, the daemon's status, and a live feed of all of it. `admit` decides
 /// who gets in before a byte of a body is read; `respond` answers; the routes read like the table
@@ -126,14 +146,14 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
             return HTTPResponse(status: 421, headers: [("Content-Type", "text/plain")], body: .bytes(Array("unknown host\n".utf8)))
         }
         if request.path == "/login" {
-            guard request.method == "GET", access.tokenMatches(request.query("token")), let cookie = access.sessionCookie else {
+            guard request.method == "GET", access.tokenMatches(request.query("token")), let cookie = access.newSessionCookie() else {
                 return HTTPResponse(status: 401)
             }
             return HTTPResponse(status: 303, headers: [("Set-Cookie", cookie), ("Location", "/"),
                                                        ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
         }
         // Without a session nothing is said, not even which methods there are.
-        guard access.sessionValid(request.cookie(WebAccess.cookieName)) else { return HTTPResponse(status: 401) }
+        guard access.session(request.cookie(WebAccess.cookieName)) != nil else { return HTTPResponse(status: 401) }
         guard request.method == "GET" || request.method == "POST" else { return HTTPResponse(status: 405, headers: [("Allow", "GET, POST")]) }
         if request.method == "POST" {
             // A cross-origin form or fetch cannot set this header without a preflight, which gets nothing.
@@ -191,10 +211,15 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         case ("POST", "/api/undo"): return undoOrRedo(request, "undo")
         case ("POST", "/api/redo"): return undoOrRedo(request, "redo")
         case ("GET", "/api/status"): return status()
+        case ("POST", "/logout"): return logout(request)
         case ("GET", "/api/events"):
+            let cookie = request.cookie(WebAccess.cookieName)
+            let stream = SessionStream(events.stream(after: request.header("Last-Event-ID").flatMap(Int.init))) { [access] in
+                access.session(cookie) != nil
+            }
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
                                                        ("X-Accel-Buffering", "no")],
-                                body: .stream(events.stream(after: request.header("Last-Event-ID").flatMap(Int.init))))
+                                body: .stream(stream))
         default: return HTTPResponse(status: 404)
         }
     }
@@ -400,6 +425,18 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         } catch {
             return WebJSON.error(error.status, error.message, problems: error.problems)
         }
+    }
+
+    /// `POST /logout`: the session is ended for good (a replayed cookie gets 401, after a restart
+    /// too) and the browser told to forget it; the other sessions go on.
+    private func logout(_ request: HTTPRequest) -> HTTPResponse {
+        guard let session = access.session(request.cookie(WebAccess.cookieName)) else { return HTTPResponse(status: 401) }
+        do {
+            try access.end(session)
+        } catch {
+            return WebJSON.error(500, "the session could not be ended: \(error)")
+        }
+        return HTTPResponse(status: 204, headers: [("Set-Cookie", WebAccess.forgetCookie), ("Cache-Control", "no-store")])
     }
 
     static let changed = "The document changed since you opened it (a scan landed, or another tab saved). Reload to see it; nothing was saved."

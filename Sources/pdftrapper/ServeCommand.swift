@@ -66,14 +66,18 @@ enum ServeCommand: Command {
 enum WebURLCommand: Command {
     static let name = "web-url"
     static let summary = "Print the address that logs a browser into the workspace."
-    static let synopsis = "web-url [--config FILE]"
+    static let synopsis = "web-url [--new-token] [--config FILE]"
     static let details = """
     Prints http://HOST:PORT/login?token=TOKEN for [web] listen of the config. The token is made on
-    first use, 32 random bytes in STATE/web-token (mode 0600); opening the address sets a session
-    cookie (HttpOnly, SameSite=Strict) and shows the workspace. Whoever has the address can edit
-    the library: treat it like a password. Replace the token (delete the file) to end every session.
+    first use, 32 random bytes in STATE/web-token (mode 0600); opening the address starts a session
+    (an HttpOnly, SameSite=Strict cookie) that lasts [web] session_days (default 30) or until Log out
+    in the workspace. Whoever has the address can edit the library: treat it like a password.
+
+    --new-token replaces the token first and prints the new address: every session ends at once
+    (a running daemon or serve takes the new token at its next request), and the old address logs
+    in no more.
     """
-    static let arguments = ArgumentSpec(options: ["--config"])
+    static let arguments = ArgumentSpec(flags: ["--new-token"], options: ["--config"])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
         guard arguments.positionals.isEmpty else {
@@ -86,7 +90,7 @@ enum WebURLCommand: Command {
         case .failure(let code): return code
         }
         do {
-            context.out(try WebAccess.loginURL(config: config))
+            context.out(try WebAccess.loginURL(config: config, newToken: arguments.flags.contains("--new-token")))
         } catch {
             context.err("pdftrapper web-url: \(error)")
             return .cantCreate

@@ -1,13 +1,25 @@
 """The workspace over plain HTTP, as an attacker would try it: every request gets its status,
 nothing outside the library is read or written, and the daemon keeps capturing meanwhile."""
 import hashlib
+import hmac
+import http.client
 import os
+import secrets
 import shutil
 import socket
+import subprocess
 import time
 import unittest
 
-from workspace import Client, Daemon, text_pdf
+from workspace import BIN, Client, Daemon, text_pdf
+
+
+def mint_cookie(token, issued, session_id=None):
+    """A session cookie as the server makes it (web/README.md): ISSUED.ID.HMAC, the token's
+    HMAC-SHA256 of the issue time and the id. Only whoever holds the token can make one."""
+    session_id = session_id or secrets.token_hex(16)
+    mac = hmac.new(token.encode(), f"pdftrapper workspace session v2 {issued} {session_id}".encode(), hashlib.sha256)
+    return f"{issued}.{session_id}.{mac.hexdigest()}"
 
 
 def tree_digest(folder):
@@ -71,8 +83,6 @@ class SecurityTests(unittest.TestCase):
             self.assertEqual(self.status(method, "/api/save", b"{}", client=anonymous), 401, method)
 
     def test_replacing_the_token_ends_every_session(self):
-        import subprocess
-        from workspace import BIN
         before = Client(self.daemon)
         self.assertEqual(self.status("GET", "/api/library", client=before), 200)
         os.remove(self.daemon.path("state", "web-token"))
@@ -128,7 +138,104 @@ class SecurityTests(unittest.TestCase):
         cookie = headers["set-cookie"]
         self.assertIn("HttpOnly", cookie)
         self.assertIn("SameSite=Strict", cookie)
+        self.assertIn("Path=/", cookie)
+        self.assertIn("Max-Age=2592000;", cookie)   # web.session_days, 30 by default
         self.assertEqual(headers["location"], "/")
+
+    def test_each_login_is_a_session_of_its_own(self):
+        first, second = Client(self.daemon), Client(self.daemon)
+        self.assertNotEqual(first.cookie, second.cookie)
+        issued = int(first.cookie.split(".")[0])
+        self.assertLessEqual(abs(issued - time.time()), 5)
+        for client in (first, second):
+            self.assertEqual(self.status("GET", "/api/library", client=client), 200)
+
+    def test_a_session_older_than_session_days_is_refused(self):
+        minted = Client(self.daemon, login=False)
+        now = int(time.time())
+        # The control: a cookie minted here the server's way is taken, so the refusals below are the age's.
+        minted.cookie = mint_cookie(self.daemon.token, now)
+        self.assertEqual(self.status("GET", "/api/library", client=minted), 200)
+        minted.cookie = mint_cookie(self.daemon.token, now - 30 * 86400 + 120)
+        self.assertEqual(self.status("GET", "/api/library", client=minted), 200)
+        for issued in [now - 30 * 86400 - 1, now - 365 * 86400, now + 3600]:
+            minted.cookie = mint_cookie(self.daemon.token, issued)
+            for path in ["/", "/api/library"]:
+                status, _, body = minted.request("GET", path)
+                self.assertEqual((status, body), (401, b""), (issued - now, path))
+        # Minted with another key (a guess at the token), it is refused however young.
+        minted.cookie = mint_cookie("0" * 64, now)
+        self.assertEqual(self.status("GET", "/api/library", client=minted), 401)
+
+    def test_log_out_ends_that_session_for_good_and_no_other(self):
+        leaving, staying = Client(self.daemon), Client(self.daemon)
+        # Logging out changes state: without the CSRF header, or from another origin, it is refused.
+        status, _, _ = leaving.request("POST", "/logout", b"{}", headers={"X-PDFTrapper-CSRF": ""})
+        self.assertEqual(status, 403)
+        self.assertEqual(self.status("POST", "/logout", {}, headers={"Origin": "http://evil.example"}, client=leaving), 403)
+        self.assertEqual(self.status("GET", "/api/library", client=leaving), 200)
+        status, headers, body = leaving.request("POST", "/logout", {})
+        self.assertEqual((status, body), (204, b""))
+        self.assertRegex(headers["set-cookie"], r"^pdftrapper_session=; Max-Age=0;")
+        # The cookie replayed, as a copy of it would be: nothing.
+        for method, path in [("GET", "/api/library"), ("GET", "/"), ("POST", "/logout"), ("POST", "/api/save")]:
+            self.assertEqual(self.status(method, path, {} if method == "POST" else None, client=leaving), 401, path)
+        self.assertEqual(self.status("GET", "/api/library", client=staying), 200)
+        self.assertEqual(self.status("GET", "/api/library"), 200)
+        with open(self.daemon.path("state", "web-sessions-ended")) as f:
+            self.assertIn(leaving.cookie.split(".")[1], f.read())
+        self.assertEqual(os.stat(self.daemon.path("state", "web-sessions-ended")).st_mode & 0o777, 0o600)
+
+    def test_log_out_ends_that_session_s_live_feed_too(self):
+        def feed(client):
+            connection = http.client.HTTPConnection("127.0.0.1", self.daemon.port, timeout=30)
+            connection.request("GET", "/api/events", headers={"Host": self.daemon.host,
+                                                              "Cookie": "pdftrapper_session=" + client.cookie})
+            response = connection.getresponse()
+            self.assertEqual(response.status, 200)
+            self.assertEqual([response.readline() for _ in range(3)], [b"retry: 2000\n", b": connected\n", b"\n"])
+            return connection, response
+        leaving = Client(self.daemon)
+        ended, ended_feed = feed(leaving)
+        kept, kept_feed = feed(self.client)
+        self.assertEqual(leaving.request("POST", "/logout", {})[0], 204)
+        path = self.daemon.path("library", "Live.pdf")
+        text_pdf(path, ["a revision while a feed is open"])
+        status, answer = self.client.json("POST", "/api/save", {"path": "Live.pdf", "base_end": os.path.getsize(path),
+                                                                 "edits": [{"op": "rotate", "pages": [1], "degrees": 90}]})
+        self.assertEqual(status, 200, answer)
+        # The live session's feed tells of the revision; the ended one's ends instead of telling it.
+        line = b""
+        while not line.startswith(b"event: revision"):
+            line = kept_feed.readline()
+            self.assertTrue(line, "the live feed ended")
+        # Its end comes at once: waiting here for the 15 s keep-alive would be a feed that went on.
+        ended.sock.settimeout(10)
+        self.assertNotIn(b"event: revision", ended_feed.read())
+        for connection in (ended, kept):
+            connection.close()
+
+    def test_web_url_new_token_ends_every_session_at_once(self):
+        before, also = Client(self.daemon), Client(self.daemon)
+        old = self.daemon.token
+        url = subprocess.run([BIN, "web-url", "--new-token", "--config", self.daemon.config], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        self.assertRegex(url, r"^http://127\.0\.0\.1:\d+/login\?token=[0-9a-f]{64}$")
+        new = url.split("token=")[1]
+        self.assertNotEqual(new, old)
+        # The running daemon takes it at the next request: every old cookie, and the old address, get nothing.
+        for client in (before, also, self.client):
+            self.assertEqual(self.status("GET", "/api/library", client=client), 401)
+        self.assertEqual(self.status("GET", "/login?token=" + old, client=Client(self.daemon, login=False)), 401)
+        self.__class__.daemon.token = new
+        after = Client(self.daemon)
+        self.assertEqual(self.status("GET", "/api/library", client=after), 200)
+        # web-url without the flag prints the new address again.
+        again = subprocess.run([BIN, "web-url", "--config", self.daemon.config], capture_output=True, text=True,
+                               check=True).stdout.strip()
+        self.assertEqual(again, url)
+        self.__class__.client = after
+        self.client = after
 
     def test_a_cross_origin_post_is_refused(self):
         before = tree_digest(self.daemon.path("library"))
@@ -320,5 +427,39 @@ class ReloadTests(unittest.TestCase):
             daemon.wait_for(lambda: proxied() == 200, what="the new host to be taken")
             self.assertEqual(client.request("GET", "/api/library", headers={"Host": "evil.example"})[0], 421)
             self.assertTrue(daemon.alive())
+        finally:
+            daemon.stop()
+
+
+class SessionLifetimeTests(unittest.TestCase):
+    """What a session outlives and what it does not, each on a daemon of its own."""
+
+    def test_a_session_ends_after_session_days(self):
+        # 0.0001 days: 8.64 s, so the test sees a session expire on the server's own clock.
+        daemon = Daemon(extra="session_days = 0.0001")
+        try:
+            client = Client(daemon)
+            logged_in = time.time()
+            status, headers, _ = client.request("GET", "/login?token=" + daemon.token, cookie=False)
+            self.assertIn("Max-Age=9;", headers["set-cookie"])
+            self.assertEqual(client.request("GET", "/api/library")[0], 200)
+            time.sleep(max(0, logged_in + 8.64 + 0.5 - time.time()))
+            # Expired: as without a session, 401 and nothing else, the app's page too.
+            for path in ["/", "/api/library"]:
+                status, _, body = client.request("GET", path)
+                self.assertEqual((status, body), (401, b""), path)
+            # The address logs in again, a session as long.
+            self.assertEqual(Client(daemon).request("GET", "/api/library")[0], 200)
+        finally:
+            daemon.stop()
+
+    def test_a_logged_out_session_stays_ended_after_a_restart(self):
+        daemon = Daemon()
+        try:
+            leaving, staying = Client(daemon), Client(daemon)
+            self.assertEqual(leaving.request("POST", "/logout", {})[0], 204)
+            daemon.restart()
+            self.assertEqual(leaving.request("GET", "/api/library")[0], 401)
+            self.assertEqual(staying.request("GET", "/api/library")[0], 200)
         finally:
             daemon.stop()

@@ -131,20 +131,32 @@ target = "Inbox.pdf"
 {rule}
 """)
         self.log = open(os.path.join(self.dir, "daemon.log"), "w")
-        self.process = subprocess.Popen([BIN, "run", "--config", self.config], stdout=self.log, stderr=subprocess.STDOUT)
-        # Listening, and this daemon (not another process that took the port meanwhile): it says so.
-        deadline = time.time() + 20
-        while f"workspace on 127.0.0.1:{self.port}" not in self.log_text():
-            if self.process.poll() is not None:
-                raise RuntimeError("the daemon ended at start:\n" + self.log_text())
-            if time.time() > deadline:
-                raise RuntimeError("the workspace never listened:\n" + self.log_text())
-            time.sleep(0.05)
+        self.start()
         self.login_url = subprocess.run([BIN, "web-url", "--config", self.config], check=True, capture_output=True,
                                         text=True).stdout.strip()
         self.token = urllib.parse.parse_qs(urllib.parse.urlparse(self.login_url).query)["token"][0]
         self.base = f"http://127.0.0.1:{self.port}"
         self.host = f"127.0.0.1:{self.port}"
+
+    def start(self):
+        """`pdftrapper run`, waited for until its workspace listens."""
+        listening = f"workspace on 127.0.0.1:{self.port}"
+        before = self.log_text().count(listening)
+        self.process = subprocess.Popen([BIN, "run", "--config", self.config], stdout=self.log, stderr=subprocess.STDOUT)
+        # Listening, and this daemon (not another process that took the port meanwhile): it says so.
+        deadline = time.time() + 20
+        while self.log_text().count(listening) == before:
+            if self.process.poll() is not None:
+                raise RuntimeError("the daemon ended at start:\n" + self.log_text())
+            if time.time() > deadline:
+                raise RuntimeError("the workspace never listened:\n" + self.log_text())
+            time.sleep(0.05)
+
+    def restart(self):
+        """Stopped (SIGTERM, exit 0) and started again on the same folders, state and port."""
+        self.process.terminate()
+        assert self.process.wait(10) == 0, self.log_text()[-3000:]
+        self.start()
 
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
@@ -201,7 +213,7 @@ class Client:
         if login:
             status, headers, _ = self.request("GET", "/login?token=" + daemon.token, cookie=False)
             assert status == 303, status
-            self.cookie = re.search(r"pdftrapper_session=([0-9a-f]+)", headers["set-cookie"]).group(1)
+            self.cookie = re.search(r"pdftrapper_session=([^;]+)", headers["set-cookie"]).group(1)
 
     def request(self, method, path, body=None, headers=None, cookie=True):
         connection = http.client.HTTPConnection("127.0.0.1", self.daemon.port, timeout=30)
