@@ -4,7 +4,7 @@
 // The contract with the server is web/README.md. Drawing on the page is draw.js; signatures are
 // signatures.js; api.js does the HTTP.
 //
-// Tests wait on document.body.dataset.state ("loading", "ready", "saving", "error") and read
+// Tests wait on document.body.dataset.state ("loading", "ready", "saving", "error", "logged-out") and read
 // document.body.dataset.end (the open document's end) and document.body.dataset.zoom (the page's zoom).
 
 import { api, query } from './api.js';
@@ -970,8 +970,11 @@ function reloadDiscarding() {
 // ---------------------------------------------------------------------------------------------
 // Live updates from the daemon
 
+let events = null;   // the EventSource, closed at Log out
+
 function connectEvents() {
   const source = new EventSource('/api/events');
+  events = source;
   const live = (on) => { $('live').classList.toggle('on', on); $('live').textContent = on ? 'live' : 'offline'; };
   source.addEventListener('open', () => live(true));
   source.addEventListener('error', () => live(false));   // EventSource reconnects by itself
@@ -999,6 +1002,31 @@ function onRevision({ path, end }) {
     return;
   }
   refreshDocument();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Log out: the server ends the session for good (the cookie is refused even if replayed) and the
+// browser forgets it; the login address starts a new one.
+
+async function logout() {
+  if (hasUnsaved() && !confirm(`Log out? The ${state.items.length} unsaved changes to ${state.path} will be lost.`)) return;
+  try {
+    await api('/logout', {});
+  } catch (err) {
+    // 401: the session had ended already (expired, or a new token), which is what was asked.
+    if (err.status !== 401) { showMessage(err.message); return; }
+  }
+  clearEdits();
+  if (events) events.close();
+  $('live').classList.remove('on');
+  $('live').textContent = 'offline';
+  for (const view of ['library', 'status', 'document']) $(`view-${view}`).hidden = true;
+  $('logout').hidden = true;
+  document.querySelector('#topbar nav').hidden = true;
+  $('doc-title').textContent = '';
+  state.view = null;
+  showMessage('Logged out. To log in again, open the address that "pdftrapper web-url" prints.', { kind: 'notice' });
+  setState('logged-out');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1102,6 +1130,7 @@ function start() {
   $('back-to-current').addEventListener('click', backToCurrent);
   $('reload').addEventListener('click', reloadDiscarding);
   $('message-close').addEventListener('click', hideMessage);
+  $('logout').addEventListener('click', logout);
   document.addEventListener('keydown', onKey);
 
   // The page follows the area's width (window resizes, the history panel wrapping below).

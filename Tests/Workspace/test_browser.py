@@ -648,5 +648,79 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.click("reframe-cancel")
 
 
+class LogoutTests(unittest.TestCase):
+    """Log out in the top bar ends the session on the server: the cookie the browser held gets
+    nothing afterwards, replayed from outside the browser; other sessions go on."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = Daemon()
+        text_pdf(cls.daemon.path("library", "Letter.pdf"), ["Dear reader"])
+        cls.browser = shared_browser()
+
+    @classmethod
+    def tearDownClass(cls):
+        leave_browser(cls.browser)   # the navigation after Log out got its 401 in the console: read out
+        cls.daemon.stop()
+
+    def wait_state(self, wanted):
+        self.daemon.wait_for(lambda: self.browser.find_element(By.TAG_NAME, "body").get_attribute("data-state") == wanted,
+                             what=f"data-state {wanted}")
+
+    def test_log_out_ends_the_session_for_good(self):
+        browser = self.browser
+        browser.get(self.daemon.login_url)
+        self.daemon.wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '.doc-link[data-path="Letter.pdf"]'), what="the library")
+        self.wait_state("ready")
+        held = Client(self.daemon, login=False)
+        held.cookie = browser.get_cookie("pdftrapper_session")["value"]
+        self.assertEqual(held.request("GET", "/api/library")[0], 200)
+        other = Client(self.daemon)
+
+        browser.get_log("browser")
+        browser.find_element(By.ID, "logout").click()
+        self.wait_state("logged-out")
+        self.assertEqual([e for e in browser.get_log("browser") if e["level"] == "SEVERE"], [], "the page's console has errors")
+        self.assertIn("Logged out", browser.find_element(By.ID, "message-text").text)
+        self.assertIsNone(browser.get_cookie("pdftrapper_session"), "the browser still holds the cookie")
+        self.assertFalse(browser.find_element(By.ID, "view-library").is_displayed())
+        self.assertFalse(browser.find_element(By.ID, "logout").is_displayed())
+        # The cookie it held, replayed: nothing. Another login is untouched.
+        self.assertEqual(held.request("GET", "/api/library")[0], 401)
+        self.assertEqual(held.request("POST", "/api/save", {})[0], 401)
+        self.assertEqual(other.request("GET", "/api/library")[0], 200)
+        # Going to the app is going to it without a session: 401, no workspace.
+        browser.get(self.daemon.base + "/")
+        self.assertEqual(browser.find_elements(By.ID, "topbar"), [])
+        # The address logs in again, as a new session.
+        browser.get(self.daemon.login_url)
+        self.daemon.wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '.doc-link[data-path="Letter.pdf"]'), what="the library")
+        self.assertNotEqual(browser.get_cookie("pdftrapper_session")["value"], held.cookie)
+
+    def test_log_out_with_unsaved_marks_asks_first(self):
+        browser = self.browser
+        browser.get(self.daemon.login_url)
+        browser.get(self.daemon.base + "/#/doc/Letter.pdf")
+        self.wait_state("ready")
+        # One unsaved mark: a queued page rotation.
+        browser.find_element(By.ID, "page-rotate").click()
+        self.daemon.wait_for(lambda: browser.find_element(By.ID, "unsaved-count").get_attribute("data-count") == "1",
+                             what="one unsaved change")
+        cookie = browser.get_cookie("pdftrapper_session")["value"]
+        browser.find_element(By.ID, "logout").click()
+        alert = browser.switch_to.alert
+        self.assertIn("unsaved", alert.text)
+        alert.dismiss()
+        # Stayed: the session and the mark.
+        self.assertEqual(browser.find_element(By.ID, "unsaved-count").get_attribute("data-count"), "1")
+        held = Client(self.daemon, login=False)
+        held.cookie = cookie
+        self.assertEqual(held.request("GET", "/api/library")[0], 200)
+        browser.find_element(By.ID, "logout").click()
+        browser.switch_to.alert.accept()
+        self.wait_state("logged-out")
+        self.assertEqual(held.request("GET", "/api/library")[0], 401)
+
+
 if __name__ == "__main__":
     unittest.main()

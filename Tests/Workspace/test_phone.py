@@ -159,7 +159,7 @@ class PhoneTests(unittest.TestCase):
                              and self.browser.find_elements(By.CSS_SELECTOR, ".doc-link"), what="the library")
         self.assertEqual(self.js("return innerWidth"), 390)
         self.assertLessEqual(self.js("return document.documentElement.scrollWidth"), 390, "the library scrolls sideways")
-        self.assert_fingertip_sized("#topbar nav a, .doc-link")
+        self.assert_fingertip_sized("#topbar nav a, #logout, .doc-link")
 
         self.open("Letters/A%20rather%20long%20name%20for%20a%20letter%20from%20the%20tax%20office.pdf")
         self.assertLessEqual(self.js("return document.documentElement.scrollWidth"), 390, "the document scrolls sideways")
