@@ -17,7 +17,8 @@
     X(qpdf_oh_get_binary_string_value) X(qpdf_oh_get_name) X(qpdf_oh_get_value_as_name) \
     X(qpdf_oh_get_array_n_items) X(qpdf_oh_get_array_item) X(qpdf_oh_begin_dict_key_iter) \
     X(qpdf_oh_dict_more_keys) X(qpdf_oh_dict_next_key) X(qpdf_oh_has_key) X(qpdf_oh_get_key) \
-    X(qpdf_oh_remove_key) X(qpdf_oh_get_dict) X(qpdf_oh_get_stream_data)
+    X(qpdf_oh_remove_key) X(qpdf_oh_get_dict) X(qpdf_oh_get_stream_data) \
+    X(qpdf_oh_parse) X(qpdf_oh_replace_key) X(qpdf_make_indirect_object) X(qpdf_check_pdf)
 
 struct trapper_qpdf { TRAPPER_QPDF_FUNCTIONS(TRAPPER_FIELD) };
 

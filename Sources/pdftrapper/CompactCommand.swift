@@ -10,9 +10,11 @@ enum CompactCommand: Command {
     static let synopsis = "compact TARGET.pdf [--linearize] [--config FILE] [--state-dir DIR]"
     static let details = """
     Rewrites TARGET.pdf as a single revision with object streams and compressed streams, staged
-    in a temporary file, fsynced and renamed over the target, so a crash leaves the old file or
-    the new one. Its revision history starts anew: what was there before can no longer be
-    undone or redone, and bytes that earlier revisions only hid (deleted pages) are really gone.
+    in a temporary file, fsynced and checked (qpdf and poppler read it back, with every page and
+    object the old file had) before it is renamed over the target, so a crash leaves the old file
+    or the new one. The old file is kept whole in the state folder: `pdftrapper undo` puts it
+    back byte for byte (the last 3 full rewrites of a file are kept). Bytes that earlier
+    revisions only hid (deleted pages) are gone from the file itself.
 
       --linearize      also linearize ("fast web view")
     """
@@ -24,16 +26,11 @@ enum CompactCommand: Command {
         case .failure(let code): return code
         case .success(let opened): (target, store) = opened
         }
-        func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue ?? 0 }
-        let before = size()
         do {
-            let warnings = try store.rewriteWhole(target: target) { path in
-                try PDFRewriter.compact(path: path, linearize: arguments.has("--linearize"))
-            }
-            warnings.forEach { context.err("pdftrapper compact: qpdf: \($0)") }
-            let after = size()
-            context.out("\(arguments.positionals[0]): compacted, \(before) -> \(after) bytes; its history starts anew "
-                        + "(earlier revisions can no longer be undone)")
+            let report = try store.rewriteWhole(target: target, .compact(linearize: arguments.has("--linearize")))
+            report.warnings.forEach { context.err("pdftrapper compact: qpdf: \($0)") }
+            context.out("\(arguments.positionals[0]): compacted, \(report.bytesBefore) -> \(report.bytesAfter) bytes; "
+                        + "the file before it is kept: `pdftrapper undo` puts it back")
             return .ok
         } catch {
             return context.report("compact", error)

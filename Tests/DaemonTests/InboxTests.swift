@@ -33,7 +33,7 @@ import TrapperCore
             config = try ConfigParser.parse(Array(text.utf8), file: scratch.path + "/config.toml", environment: [:])
             // Confined as the daemon's store is: every write beneath a configured folder.
             store = try TargetStore(state: StateDirectory(path: config.daemon.stateDir), decoder: FlateStreamDecoder(),
-                                    folders: try ConfinedFolders.daemon(config)) { _ in "no repair in these tests" }
+                                    folders: try ConfinedFolders.daemon(config))
             job = Inbox(config: config, store: store, instance: "test", clock: clock)
         }
 

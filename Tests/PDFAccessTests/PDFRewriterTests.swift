@@ -279,3 +279,22 @@ extension Array where Element == UInt8 {
         return false
     }
 }
+
+/// The rewrites in place, as the store makes them (beside the file, checked, renamed over it),
+/// without the store's journal and kept copy: what these tests look at is the rewritten file.
+extension PDFRewriter {
+    @discardableResult
+    static func repair(path: String) throws(PDFRewriteError) -> Report { try inPlace(path, .repair) }
+
+    @discardableResult
+    static func compact(path: String, linearize: Bool = false) throws(PDFRewriteError) -> Report {
+        try inPlace(path, .compact(linearize: linearize))
+    }
+
+    private static func inPlace(_ path: String, _ purpose: Purpose) throws(PDFRewriteError) -> Report {
+        let temporary = path + ".rewritten"
+        let report = try rewrite(path, to: temporary, purpose: purpose) { _ in [:] }
+        guard rename(temporary, path) == 0 else { throw .staging(path: path, step: "rename", errno: errno) }
+        return report
+    }
+}

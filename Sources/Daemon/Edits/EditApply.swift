@@ -127,7 +127,7 @@ public enum EditApply {
         var operations = script.edits.map(\.operation.name)
         if changedTarget, script.purge ?? purgeByDefault {
             // Deleted pages live on in earlier revisions until the file is rewritten without them.
-            _ = try store.rewriteWhole(target: script.target) { path in try PDFRewriter.compact(path: path) }
+            _ = try store.rewriteWhole(target: script.target, .compact(linearize: false))
             operations.append("purge")
             end = currentLength(script.target)
         }

@@ -72,11 +72,10 @@ public struct ConfinedFolders: Sendable {
     public func truncate(_ path: String, to length: Int) throws(Durable.Failure) { try root(for: path).truncate(path, to: length) }
 
     public func link(_ source: String, to destination: String) throws(Durable.Failure) {
-        let root = try root(for: destination)
-        guard try self.root(for: source) === root else {
-            throw Durable.Failure(step: "link", path: destination, code: EXDEV)
-        }
-        try root.link(source, to: destination)
+        try FolderRoot.link(source, in: try root(for: source), to: destination, in: try root(for: destination))
+    }
+    public func renameOver(_ source: String, _ destination: String) throws(Durable.Failure) {
+        try root(for: destination).renameOver(source, destination)
     }
 
     public func pinned<T>(_ path: String, _ body: (String) throws -> T) throws -> T { try root(for: path).pinned(path, body) }

@@ -222,13 +222,28 @@ public final class FolderRoot: @unchecked Sendable {
         guard fsync(fd) == 0 else { throw Durable.Failure(step: "fsync", path: path, code: errno) }
     }
 
-    /// Gives the file at `source` the second name `destination` (link(2) refuses a name that exists).
-    public func link(_ source: String, to destination: String) throws(Durable.Failure) {
-        let (from, fromName) = try parent(of: source)
-        defer { close(from) }
-        let (to, toName) = try parent(of: destination, create: true)
-        defer { close(to) }
-        guard linkat(from, fromName, to, toName, 0) == 0 else { throw Durable.Failure(step: "link", path: destination, code: errno) }
+    /// Gives the file at `source` (below `from`) the second name `destination` (below `to`);
+    /// link(2) refuses a name that exists, and EXDEV tells two file systems apart.
+    public static func link(_ source: String, in from: FolderRoot, to destination: String, in to: FolderRoot) throws(Durable.Failure) {
+        let (fromFolder, fromName) = try from.parent(of: source)
+        defer { close(fromFolder) }
+        let (toFolder, toName) = try to.parent(of: destination, create: true)
+        defer { close(toFolder) }
+        guard linkat(fromFolder, fromName, toFolder, toName, 0) == 0 else {
+            throw Durable.Failure(step: "link", path: destination, code: errno)
+        }
+    }
+
+    /// Renames `source` over `destination`, both in one folder, and syncs the folder: the name
+    /// then holds the new file or the old one, never neither.
+    public func renameOver(_ source: String, _ destination: String) throws(Durable.Failure) {
+        let (folder, name) = try parent(of: destination)
+        defer { close(folder) }
+        guard (source as NSString).deletingLastPathComponent == (destination as NSString).deletingLastPathComponent,
+              renameat(folder, (source as NSString).lastPathComponent, folder, name) == 0 else {
+            throw Durable.Failure(step: "rename over", path: destination, code: errno == 0 ? EXDEV : errno)
+        }
+        try syncFolder((destination as NSString).deletingLastPathComponent)
     }
 
     /// A path for libraries that only take paths (qpdf): the folder of `path` pinned as this

@@ -12,7 +12,9 @@ public struct JournalRecord: Codable, Sendable, Equatable {
         case create
         /// An undo: the target cut back from `oldLength` to `newLength`, the tail saved as `tailFile`.
         case undo
-        /// A full rewrite (compaction), a new file renamed over the target, whose inode was `inode`.
+        /// A whole-file replace (a repair or compaction, or the undo or redo of one): `temporary`
+        /// renamed over the target, whose inode was `inode` and whose bytes were kept as `tailFile`
+        /// first; `after` is the target's state once it is done.
         case rewrite
     }
 
@@ -36,6 +38,10 @@ public struct JournalRecord: Codable, Sendable, Equatable {
     public var host: String?
     /// For a rewrite: the target's inode before it, which the renamed new file does not have.
     public var inode: UInt64?
+    /// For a rewrite: the target's state once it is done, and the state folder's files it no
+    /// longer needs (removed once that state is saved).
+    public var after: TargetState?
+    public var obsolete: [String]?
 
     public init(kind: Kind, target: String, oldLength: Int, newLength: Int? = nil, temporary: String? = nil,
                 tailFile: String? = nil, inputs: [String]? = nil, started: Date = Date(), origin: RevisionOrigin? = nil) {

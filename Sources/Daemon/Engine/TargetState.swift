@@ -17,12 +17,32 @@ public struct TargetState: Codable, Sendable, Equatable {
         public var span: Span
         /// The saved bytes, in the state folder.
         public var tailFile: String
+        /// Set when what was undone is a full rewrite: `tailFile` is then the whole rewritten
+        /// file, which redo puts back in place of the original this rewrite replaced.
+        public var rewrite: Rewritten?
     }
+
+    /// A full rewrite (repair, compaction): the file PDFTrapper replaced, kept whole in the state
+    /// folder until the rewrite is undone (its bytes put back) or falls out of the last `keptRewrites`.
+    public struct Rewritten: Codable, Sendable, Equatable {
+        /// The original's bytes, in the state folder.
+        public var kept: String
+        /// The original, `0..<its length`, and what the rewrite wrote in its place.
+        public var before: Span
+        public var after: Span
+        /// PDFTrapper's last write in the original (undo goes on from there once it is back).
+        public var lastWriteBefore: Span?
+    }
+
+    /// How many full rewrites of a target can be undone: each keeps a whole copy of the file.
+    static let keptRewrites = 3
 
     public var target: String
     public var lastWrite: Span?
     /// Newest undo last: redo takes from the end.
     public var redo: [Undone] = []
+    /// The full rewrites undo can take back, newest last.
+    public var rewrites: [Rewritten]? = []
     /// SHA-256 (hex) of every input whose pages are in the target now: the duplicate check.
     /// Kept with the last write, so a crash can never leave them out of step.
     public var inputs: Set<String>? = []

@@ -43,30 +43,57 @@ extension TargetStore {
         guard FileManager.default.fileExists(atPath: target) else {
             return try create(target, key, origin, build)
         }
-        // Damage found once the writing began (a broken /Prev chain, an object cut short) takes the
-        // same one repair path as damage found in the tail: rewritten whole, then tried once more.
+        // Damage in the tail, or found once the writing began (a broken /Prev chain, an object cut
+        // short): the target is rewritten whole, its bytes kept for undo, and the revision tried
+        // once more. If it still cannot go in, the repair is taken back: the file is as it was.
         do {
-            return try append(target, key, origin, build, repaired: nil)
-        } catch let error as PDFError where error.needsRepair {
-            let note: String
-            do { note = try repairWhole(target) } catch {
-                throw EngineError.damaged(target: target, reason: "\(error)")
-            }
+            return try append(target, key, origin, build)
+        } catch where Self.isDamage(error) {
+            let report = try rewrite(target, key, .repair)
+            let note = "\(target): damaged; repaired by a full rewrite (\(report.summary))"
             log.append(note)
             do {
-                return try append(target, key, origin, build, repaired: note)
-            } catch let error as PDFError {
-                throw EngineError.damaged(target: target, reason: "\(error)")
+                var committed = try append(target, key, origin, build)
+                committed.repairNote = note
+                return committed
+            } catch {
+                try takeBackRepair(target, key)
+                throw EngineError.damaged(target: target, reason: "\(error) (after a repair, now undone: the file is as it was)")
             }
         }
     }
 
-    /// One revision at the end of an existing target; a damaged tail is repaired first (unless it
-    /// was just repaired, `repaired`), damage found while writing is thrown as the PDFError it is.
+    /// Damage in the target's structure, as the PDF layer says it, bare or as the page editor
+    /// wraps it when it cannot open the document.
+    static func isDamage(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PDFError: error.needsRepair
+        case let error as PDFPageEditError: if case .unreadable(let inner) = error.reason { inner.needsRepair } else { false }
+        default: false
+        }
+    }
+
+    /// Undoes the repair just made and forgets it: nothing of it stays to redo.
+    private func takeBackRepair(_ target: String, _ key: String) throws(EngineError) {
+        let current = TargetState.load(statePath(key), target: target)
+        guard let repair = current.rewrites?.last else { return }
+        do {
+            _ = try undoRewrite(target, key, current, repair)
+            var after = TargetState.load(statePath(key), target: target)
+            if let undone = after.redo.popLast() {
+                try after.save(statePath(key), in: folders)
+                try folders.remove(undone.tailFile)
+            }
+        } catch {
+            throw .from(error, target: target)
+        }
+    }
+
+    /// One revision at the end of an existing target; damage, in its tail or found while writing,
+    /// is thrown as the PDFError it is (`commit` repairs it).
     private func append(_ target: String, _ key: String, _ origin: RevisionOrigin?,
-                        _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord, repaired: String?) throws -> Committed
+                        _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
-        var repairNote = repaired
         let reader: PDFTailReader
         // A target whose numbering leaves no room for new objects is renumbered by the repair.
         func checkedTail() throws -> PDFTailReader {
@@ -78,16 +105,8 @@ extension TargetStore {
             reader = try checkedTail()
         } catch PDFError.encrypted {
             throw EngineError.encrypted(target: target)
-        } catch let error as PDFError where error.needsRepair && repaired == nil {
-            do {
-                repairNote = try repairWhole(target)
-                log.append(repairNote!)
-                reader = try checkedTail()
-            } catch {
-                throw EngineError.damaged(target: target, reason: "\(error)")
-            }
         } catch let error as PDFError where error.needsRepair {
-            throw EngineError.damaged(target: target, reason: "\(error)")
+            throw error
         } catch {
             throw EngineError.unreadable(target: target, reason: "\(error)")
         }
@@ -111,7 +130,7 @@ extension TargetStore {
             remembered = true
             CrashPoint.afterState.hit()
             if announce(journal, record, end: end) { try clearJournal(key, durable: false) }
-            return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: repairNote)
+            return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: nil)
         } catch {
             // Once the state says the revision is there, it stays (recovery clears the journal).
             // Before that nothing of it may stay: cut back, and forget the journal only if that worked.

@@ -3,8 +3,9 @@ import Glibc
 import TrapperCore
 
 /// Undo cuts the file back to where its last revision began, keeping the cut bytes in the state
-/// folder; redo appends exactly those bytes again. Both refuse when another program has changed
-/// the file since PDFTrapper last wrote it.
+/// folder; redo appends exactly those bytes again. A full rewrite (repair, compaction) is undone by
+/// putting back the file it replaced (TargetStore+Rewrite). Both refuse when another program has
+/// changed the file since PDFTrapper last wrote it.
 extension TargetStore {
     /// Undoes up to `steps` revisions; returns the records of those undone, newest first.
     /// `expecting`: the length the file must have once locked (an edit script's base_end), else nothing is undone.
@@ -29,6 +30,9 @@ extension TargetStore {
         guard let length = fileLength(target) else { throw EngineError.unreadable(target: target, reason: "no such file") }
         var targetState = TargetState.load(statePath(key), target: target)
         try checkUnchanged(target, length, targetState)
+        if let rewrite = targetState.rewrites?.last, try TargetState.Span.read(target, base: 0, end: length) == rewrite.after {
+            return try undoRewrite(target, key, targetState, rewrite)
+        }
         let reader = try PDFTailReader(path: target, decoder: decoder)
         guard let record = RevisionRecord(trailer: reader.tail.trailer),
               try RevisionHistory.isRevision(record, trailer: reader.tail.trailer, end: length,
@@ -37,6 +41,10 @@ extension TargetStore {
                                       + "undo stops at PDFTrapper's first revision")
         }
         guard record.base > 0 else {
+            if record.operation == .repair || record.operation == .compact {
+                throw EngineError.refused(target: target, reason: "the file it rewrote is no longer kept "
+                                          + "(the last \(TargetState.keptRewrites) full rewrites of a file can be undone)")
+            }
             throw EngineError.refused(target: target, reason: "this is the revision that created the file; "
                                       + "undoing it would leave no PDF (delete the file instead)")
         }
@@ -70,6 +78,7 @@ extension TargetStore {
     public func canRedo(target: String) -> Bool {
         let targetState = TargetState.load(statePath(StateDirectory.key(for: target)), target: target)
         guard let undone = targetState.redo.last, let length = fileLength(target) else { return false }
+        if let rewrite = undone.rewrite { return (try? TargetState.Span.read(target, base: 0, end: length)) == rewrite.before }
         return length == undone.span.base
     }
 
@@ -82,6 +91,7 @@ extension TargetStore {
         guard let undone = targetState.redo.last else {
             throw .refused(target: target, reason: "nothing to redo")
         }
+        if let rewrite = undone.rewrite { return try redoRewrite(target, key, targetState, undone, rewrite) }
         guard let length = fileLength(target) else { throw .unreadable(target: target, reason: "no such file") }
         guard length == undone.span.base else {
             throw .refused(target: target, reason: "changed since the undo (\(length) bytes, expected \(undone.span.base)); "
@@ -149,7 +159,7 @@ extension TargetStore {
     }
 
     /// Bytes `base..<end` of `source` written at `handle`'s position, a megabyte at a time, then fsynced.
-    private static func copy(_ source: PDFFileSource, from base: Int, to end: Int, into handle: FileHandle) throws {
+    static func copy(_ source: PDFFileSource, from base: Int, to end: Int, into handle: FileHandle) throws {
         var offset = base
         while offset < end {
             let chunk = try source.read(offset: offset, count: min(1 << 20, end - offset))
@@ -158,48 +168,5 @@ extension TargetStore {
             offset += chunk.count
         }
         try handle.synchronize()
-    }
-}
-
-/// Full rewrites (compaction): history starts anew, so nothing before can be undone or redone.
-extension TargetStore {
-    /// Runs `rewrite` on the target under its lock, then forgets the target's undo and redo state.
-    public func rewriteWhole<Result>(target: String, _ rewrite: (String) throws -> Result) throws(EngineError) -> Result {
-        let (lock, key) = try self.lock(target)
-        defer { withExtendedLifetime(lock) {} }
-        guard let length = fileLength(target) else { throw .unreadable(target: target, reason: "no such file") }
-        // Journaled, so that the state is made anew and the compaction announced even when a crash
-        // comes between the rename and the state.
-        var record = JournalRecord(kind: .rewrite, target: target, oldLength: length)
-        record.inode = inode(target)
-        let journal = announcing(record)
-        try writeJournal(journal, key)
-        let result: Result
-        do { result = try rewrite(target) } catch {
-            try? clearJournal(key)
-            throw .damaged(target: target, reason: "\(error)")
-        }
-        do { try finishRewrite(journal, key) } catch { throw .from(error, target: target) }
-        return result
-    }
-
-    /// After a rewrite (now, or found done after a crash): the history starts anew, the undo and
-    /// redo state goes, and the compaction is announced; then the journal record goes.
-    func finishRewrite(_ journal: JournalRecord, _ key: String) throws {
-        let target = journal.target
-        let old = TargetState.load(statePath(key), target: target)
-        for undone in old.redo { try? folders.remove(undone.tailFile) }
-        // The pages are all still there, so are their inputs; only the revisions are gone.
-        var fresh = TargetState(target: target)
-        fresh.inputs = old.inputs
-        let length = fileLength(target) ?? 0
-        fresh.lastWrite = try? TargetState.Span.read(target, base: 0, end: length)
-        try fresh.save(statePath(key), in: folders)
-        if announceRewrite(journal, length: length) { try clearJournal(key) }
-    }
-
-    func inode(_ path: String) -> UInt64? {
-        var status = stat()
-        return stat(path, &status) == 0 ? UInt64(status.st_ino) : nil
     }
 }

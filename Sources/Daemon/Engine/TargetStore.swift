@@ -9,8 +9,6 @@ public final class TargetStore {
     public let state: StateDirectory
     /// Decodes compressed xref and object streams of targets (Flate, in PDFAccess).
     let decoder: any PDFStreamDecoding
-    /// Rewrites a damaged target whole (qpdf, in PDFAccess); returns a line for the log.
-    let repair: (String) throws -> String
     /// Lines for the log: repairs, roll-backs.
     public internal(set) var log: [String] = []
     /// Where the store may write: the daemon's configured folders, or anywhere for a `--to` command.
@@ -18,20 +16,13 @@ public final class TargetStore {
     /// Where each revision's event is queued before its journal record goes; nil: nobody subscribes.
     public var outbox: EventOutbox?
 
-    public init(state: StateDirectory, decoder: any PDFStreamDecoding, folders: ConfinedFolders? = nil,
-                repair: @escaping (String) throws -> String) throws(EngineError) {
+    public init(state: StateDirectory, decoder: any PDFStreamDecoding, folders: ConfinedFolders? = nil) throws(EngineError) {
         self.state = state
         self.decoder = decoder
-        self.repair = repair
         do throws(Durable.Failure) {
             if let folders { self.folders = folders } else { self.folders = try .anywhere() }
             try state.prepare(in: self.folders)
         } catch { throw .writing(error) }
-    }
-
-    /// Rewrites a damaged target through `repair`, its folder pinned (a swap cannot redirect qpdf).
-    func repairWhole(_ target: String) throws -> String {
-        try folders.pinned(target) { pinned in try repair(pinned).replacingOccurrences(of: pinned, with: target) }
     }
 
     func journalPath(_ key: String) -> String { "\(state.journal)/\(key).json" }
@@ -138,12 +129,7 @@ public final class TargetStore {
                 let undone = done || fileLength(target) == record.newLength
                 if undone, !announceUndo(record) { return }
             case .rewrite:
-                // The new file was renamed over the target: finish what the rewrite left.
-                if let inode = record.inode, let now = self.inode(target), now != inode {
-                    try finishRewrite(record, key)
-                    log.append("\(target): finished an interrupted compaction")
-                    return
-                }
+                if try recoverReplace(record, key) { return }
             }
             try clearJournal(key)
         } catch {

@@ -54,6 +54,7 @@ extension OutboundEvent {
         case "undo": "undid \(number)\(target)"
         case "redo": "redid \(number)\(target)"
         case "compact": "\(target) compacted"
+        case "repair": "\(target) repaired" + (record.note.map { ": \($0)" } ?? "")
         default: "\(target) edited" + (record.note.map { ": \($0)" } ?? "")
         }
     }

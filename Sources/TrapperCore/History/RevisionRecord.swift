@@ -18,6 +18,9 @@ public struct RevisionRecord: Sendable, Equatable {
 
     public enum Operation: String, Sendable {
         case ingest, edit, ocr
+        /// A full rewrite through qpdf (its base is 0, its note what was found and mended); the bytes
+        /// before it are kept in the state folder, where undo finds them.
+        case repair, compact
     }
 
     public static let trailerKey: PDFName = "PDFTrapper"

@@ -10,6 +10,10 @@ extension PDFPageTree {
         else {
             throw PDFError.damaged(.readingPageTree, offset: 0, "catalog /Pages is not a reference to a dictionary")
         }
+        // A root among its own kids is a loop that readers each resolve their own way: never appended to.
+        if case .array(let kids)? = try? reader.resolve(root[.kids] ?? .null), kids.contains(.reference(reference)) {
+            throw PDFError.damaged(.readingPageTree, offset: 0, "the page-tree root is among its own /Kids (a loop)")
+        }
         return (reference, root)
     }
 
