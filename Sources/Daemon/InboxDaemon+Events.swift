@@ -4,14 +4,13 @@ import TrapperCore
 /// The daemon's side of the events outbox: it delivers (no other process does), rings the worker
 /// when its own store queues an event, and says when it starts and stops.
 extension InboxDaemon {
-    /// Starts delivering, after saying `started`: events left pending by the last run go first.
-    /// It delivers the outbox the daemon's own store queues into (`openStore`), and rings for it.
+    /// Starts delivering (`started` is queued already): events left pending by the last run go
+    /// first. It delivers the outbox the daemon's own store queues into (`openStore`), and rings for it.
     func startDelivery() {
         guard let outbox = store.outbox else { return }
         let delivery = EventDelivery(outbox: outbox, log: log)
         self.delivery = delivery
         store.outbox?.bell = { delivery.ring() }
-        announce(.started)
         delivery.start()
     }
 
@@ -24,9 +23,9 @@ extension InboxDaemon {
         store.outbox?.bell = { delivery.ring() }
     }
 
-    /// `stopping`, then a moment (two seconds at most) for it and anything else pending to go out.
+    /// A moment (two seconds at most) for `stopping`, queued when the stop began, and anything
+    /// else pending to go out.
     func stopDelivery() {
-        announce(.stopping)
         delivery?.stop(grace: 2)
     }
 

@@ -95,6 +95,8 @@ public final class InboxDaemon {
         editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, configPath: configPath, environment: environment),
                                   openStore: { try InboxDaemon.openStore($0) })
         status = DaemonStatus(pid: getpid(), started: Date(), folders: [:])
+        // Said before any job starts, so that what the jobs announce never comes before it.
+        announce(.started)
         for line in store.log { log.log(.warning, line) }
         for outcome in inbox.recoverClaims() { report(outcome) }
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
@@ -120,6 +122,8 @@ public final class InboxDaemon {
                 switch request {
                 case .stop:
                     notifier.notify("STOPPING=1")
+                    // Said before anything stops, so a kill while stopping cannot lose it.
+                    announce(.stopping)
                     scanners?.stop()
                     // The scripts in hand are stopped at once (each is one revision, or nothing: the
                     // journal rolls back what one had half-written); they stay claimed for the next

@@ -291,6 +291,45 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: event["quarantined_as"] as? String ?? ""), "\(event)")
     }
 
+    /// A quarantine's event is queued before the input leaves its claim: a daemon killed in
+    /// between has announced it already, and the next start, quarantining the input again, does
+    /// not announce it twice.
+    @Test func aQuarantineKilledAfterItsEventIsAnnouncedOnce() throws {
+        let receiver = try WebhookReceiver()
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+            [[notify]]
+            name = "hook"
+            events = ["quarantined"]
+            url = "\(receiver.url("/ok"))"
+
+            """)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox", withIntermediateDirectories: true)
+        let config = scratch.path + "/config.toml"
+        let killed = try DaemonProcess(config: config, in: scratch.url, environment: ["PDFTRAPPER_CRASH_AT": "quarantine-announced"])
+        #expect(killed.notify.wait(for: "READY=1"), "log: \(killed.log)")
+        _ = try scratch.write("inbox/junk.pdf", "not a PDF at all")
+        #expect(eventually { !killed.process.isRunning }, "log: \(killed.log)")
+        #expect(killed.process.terminationReason == .uncaughtSignal)
+        // The event is queued, the input not yet in the quarantine.
+        #expect(try events(scratch).contains("quarantined"), "log: \(killed.log)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/quarantine/junk.pdf"))
+
+        let daemon = try DaemonProcess(config: config, in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/quarantine/junk.pdf") }, "log: \(daemon.log)")
+        #expect(eventually { receiver.requests.count >= 1 && (try? events(scratch).contains("nothing pending")) == true },
+                "log: \(daemon.log)")
+        usleep(500_000)
+        #expect(daemon.stop() == 0)
+        let quarantined = receiver.requests.map(\.event).filter { $0["event"] as? String == "quarantined" }
+        #expect(quarantined.count == 1, "\(receiver.requests.map(\.body))")
+        #expect(quarantined.first?["quarantined_as"] as? String == scratch.path + "/quarantine/junk.pdf")
+    }
+
     @Test func aRevisionKilledBeforeItsEventWasQueuedIsAnnouncedByRecovery() throws {
         let receiver = try WebhookReceiver()
         let scratch = try Scratch()

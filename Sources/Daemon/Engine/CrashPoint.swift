@@ -19,6 +19,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case splitFirstWritten = "split-first-written"
     /// An edit script's revision is durable; the script is still among the claims, not filed.
     case editCommitted = "edit-committed"
+    /// A quarantine's note is durable and its event queued; the input is still in its claim.
+    case quarantineAnnounced = "quarantine-announced"
 
     private static let chosen = ProcessInfo.processInfo.environment["PDFTRAPPER_CRASH_AT"]
     /// Set in a worker process (an edit script's): a crash there is a crash of the whole daemon.

@@ -38,34 +38,37 @@ public struct Quarantine: Sendable {
 
                 """.utf8)
         }
+        // Queued once the note is durable and before the input leaves its claim, once by its key:
+        // a kill between leaves the input in its claim, whose retry queues the same event again,
+        // not a second one, and a quarantine is never left unannounced.
+        func announce(_ placed: String) {
+            guard let outbox else { return }
+            _ = outbox.emitOrSay(OutboundEvent.refused(event, file: relativePath, reason: reason.oneLine, rule: rule,
+                                                       quarantinedAs: placed, identity: identity, time: date, host: outbox.host),
+                                 once: true)
+        }
         let placed: String
         if let status = folders.status(path), status.st_mode & S_IFMT == S_IFLNK {
             let pointed = folders.linkTarget(path) ?? "?"
-            try folders.remove(path)
             reason += "; the link (to \(pointed)) was removed, not kept"
             placed = try freeName(folder + "/" + Self.folded(relativePath), from: relativePath)
             try folders.replace(placed + Self.noteSuffix, with: note(reason))
+            announce(placed)
+            try folders.remove(path)
         } else {
-            placed = try place(path, relativePath, note: note(reason))
+            placed = try place(path, relativePath, note: note(reason), announce: announce)
         }
-        let notePath = placed + Self.noteSuffix
-        // Once the input and its note are safe: the event says where they are.
-        if let outbox {
-            let event = OutboundEvent.refused(event, file: relativePath, reason: reason.oneLine, rule: rule, quarantinedAs: placed,
-                                              identity: identity, time: date, host: outbox.host)
-            _ = outbox.emitOrSay(event)
-        }
-        return notePath
+        return placed + Self.noteSuffix
     }
 
     /// Into the quarantine under its path below the inbox, its name leaving room for the note's
     /// suffix; where a folder on that path leads outside the quarantine (a link placed there), at
     /// the top, the path folded into one name.
-    private func place(_ path: String, _ relativePath: String, note: Data) throws(Durable.Failure) -> String {
+    private func place(_ path: String, _ relativePath: String, note: Data, announce: (String) -> Void) throws(Durable.Failure) -> String {
         do {
-            return try place(path, at: folder + "/" + relativePath, from: relativePath, note: note)
+            return try place(path, at: folder + "/" + relativePath, from: relativePath, note: note, announce: announce)
         } catch where error.outside != nil || error.code == ENOTDIR {
-            return try place(path, at: folder + "/" + Self.folded(relativePath), from: relativePath, note: note)
+            return try place(path, at: folder + "/" + Self.folded(relativePath), from: relativePath, note: note, announce: announce)
         }
     }
 
@@ -73,9 +76,12 @@ public struct Quarantine: Sendable {
     /// between leaves the file in its claim (the daemon takes it again) and a note without its file,
     /// whose name the next try takes over; the other way round it left a file in the quarantine
     /// that nothing explained.
-    private func place(_ path: String, at wanted: String, from relativePath: String, note: Data) throws(Durable.Failure) -> String {
+    private func place(_ path: String, at wanted: String, from relativePath: String, note: Data,
+                       announce: (String) -> Void) throws(Durable.Failure) -> String {
         let chosen = try freeName(wanted, from: relativePath)
         try folders.replace(chosen + Self.noteSuffix, with: note)
+        announce(chosen)
+        CrashPoint.quarantineAnnounced.hit()
         let placed = try folders.move(path, to: chosen, reserve: Self.noteSuffix.utf8.count)
         if placed != chosen {  // another file took the name meanwhile: the note follows this one
             try folders.replace(placed + Self.noteSuffix, with: note)
