@@ -33,12 +33,15 @@ tool_packages+=(imagemagick)
 # test images' maker (Pillow), a signer and validator for signed targets (pyHanko), and the
 # WebDriver client the workspace's browser tests drive Chromium with (selenium).
 pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator selenium)
+# Two more producers of the test PDFs made at test time (Tests/Fixtures/produced-pdfs/make.py):
+# img2pdf (pictures kept as they are) and reportlab (forms, inline images).
+pip_packages+=(img2pdf reportlab)
 
-# The peers the benchmarks run against (img2pdf from PyPI; qpdf and pdfunite are above) and GNU
-# time for peak memory; only with --bench.
+# The peers the benchmarks run against (img2pdf from PyPI, and qpdf and pdfunite, are above) and
+# GNU time for peak memory; only with --bench.
 if [ "${1:-}" = --bench ]; then
   tool_packages+=(time inotify-tools)
-  pip_packages+=(img2pdf ocrmypdf)
+  pip_packages+=(ocrmypdf)
 fi
 
 missing=()
@@ -52,8 +55,8 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-python_check='import pypdf, pypdfium2, PIL, pyhanko, pyhanko_certvalidator, selenium'
-if [ "${1:-}" = --bench ]; then python_check+=', img2pdf, ocrmypdf'; fi
+python_check='import pypdf, pypdfium2, PIL, pyhanko, pyhanko_certvalidator, selenium, img2pdf, reportlab'
+if [ "${1:-}" = --bench ]; then python_check+=', ocrmypdf'; fi
 if ! python3 -c "$python_check" 2>/dev/null; then
   echo "install-deps: installing ${pip_packages[*]} from PyPI"
   python3 -m pip install --quiet --disable-pip-version-check "${pip_packages[@]}"

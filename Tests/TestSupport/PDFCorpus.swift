@@ -1,7 +1,11 @@
 import Foundation
+import Testing
 
 /// The shared corpus of real PDFs (`../shared/pdf-corpus` next to the package, or
-/// `$PDFTRAPPER_PDF_CORPUS`), and what the independent readers say about each file.
+/// `$PDFTRAPPER_PDF_CORPUS`), and what the independent readers say about each file. A clone on its
+/// own has no ../shared: the tests that read it are enabled only when it is there
+/// (`.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing)`), and `ProducedCorpus` covers the same
+/// ground with files made at test time.
 public enum PDFCorpus {
     public struct Missing: Error, CustomStringConvertible {
         public var path: String
@@ -24,6 +28,15 @@ public enum PDFCorpus {
         return packageRoot.appendingPathComponent("../shared/pdf-corpus").standardizedFileURL.path
     }
 
+    /// Whether the corpus folder is there at all. One that is there but holds no PDF is not
+    /// skipped: `files()` fails the test.
+    public static let isPresent = FileManager.default.fileExists(atPath: directory)
+
+    /// The one line a test that needs the corpus is skipped with; `make test` counts them.
+    public static var missing: Comment {
+        Comment(rawValue: "../shared/pdf-corpus is missing (looked in \(directory); PDFTRAPPER_PDF_CORPUS sets another)")
+    }
+
     /// Every `.pdf` under the corpus, sorted; throws (so the test fails) if there is none.
     public static func files() throws -> [String] {
         let root = directory
@@ -36,16 +49,43 @@ public enum PDFCorpus {
         return found.sorted()
     }
 
+    /// `files()`, or none when the corpus is missing: the arguments of a parameterized test that
+    /// `isPresent` enables.
+    public static func filesIfPresent() throws -> [String] { isPresent ? try files() : [] }
+
+    /// The corpus file called `name`.
+    public static func file(_ name: String) throws -> String {
+        guard let path = try files().first(where: { Self.name($0) == name }) else {
+            throw Missing(path: directory + "/**/" + name)
+        }
+        return path
+    }
+
     /// Whether poppler needs a password it was not given for `path`.
     public static func needsPassword(_ path: String) throws -> Bool {
         let output = try PDFReaders.run("pdfinfo", [path], hint: "apt-get install poppler-utils")
         return output.status != 0 && (output.stderr + output.text).contains("Incorrect password")
     }
 
-    /// The corpus files poppler opens without a password, with pdfinfo's page count.
-    public static func readableFiles() throws -> [(path: String, pages: Int)] {
-        try files().filter { !(try needsPassword($0)) }.map { ($0, try PDFReaders.pdfinfoPages($0)) }
+    /// Whether `path` is encrypted at all, even with only an owner password (qpdf --is-encrypted).
+    public static func isEncrypted(_ path: String) throws -> Bool {
+        let output = try PDFReaders.run("qpdf", ["--is-encrypted", path], hint: "apt-get install qpdf")
+        guard output.status == 0 || output.status == 2 else {
+            throw PDFReaders.Failure.failed("qpdf --is-encrypted \(path)", status: output.status, output: output.stderr)
+        }
+        return output.status == 0
     }
+
+    /// The corpus files poppler opens without a password, with pdfinfo's page count.
+    public static func readableFiles() throws -> [(path: String, pages: Int)] { try readable(files()) }
+
+    /// Those of `files` poppler opens without a password, with pdfinfo's page count.
+    public static func readable(_ files: [String]) throws -> [(path: String, pages: Int)] {
+        try files.filter { !(try needsPassword($0)) }.map { ($0, try PDFReaders.pdfinfoPages($0)) }
+    }
+
+    /// Those of `files` that are not encrypted: in both corpora, an encrypted file's name says "password".
+    public static func unencrypted(_ files: [String]) -> [String] { files.filter { !name($0).contains("password") } }
 
     public static func name(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
 }
