@@ -2,11 +2,17 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Markup and a flattened signature on page 1 of every real PDF of the shared corpus: every reader
-/// still opens it, the other pages look as they did, and erasing what PDFTrapper made leaves the
-/// page's own annotations as they were.
+/// Markup and a flattened signature on page 1 of every real PDF, those made here by real producers
+/// (ProducedCorpus) and those of the shared corpus when it is there: every reader still opens it,
+/// the other pages look as they did, and erasing what PDFTrapper made leaves the page's own
+/// annotations as they were.
 @Suite struct CorpusMarkupTests {
-    @Test(arguments: CorpusTargetTests.targets)
+    @Test(arguments: PDFCorpus.unencrypted(try ProducedCorpus.files()))
+    func producedFile(source: String) throws { try markupOnARealDocument(source: source) }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
+    func sharedCorpusFile(source: String) throws { try markupOnARealDocument(source: source) }
+
     func markupOnARealDocument(source: String) throws {
         let scratch = try Scratch()
         try scratch.write("config.toml", EditScriptTests.config)

@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every real PDF of the shared corpus works as a target: an image and a PDF appended, undone and
-/// redone, with its forms, outlines and annotations intact and its pages looking the same.
+/// Every real PDF works as a target, those made here by real producers (ProducedCorpus) and those
+/// of the shared corpus when it is there: an image and a PDF appended, undone and redone, with its
+/// forms, outlines and annotations intact and its pages looking the same.
 @Suite struct CorpusTargetTests {
     /// What pypdf sees of a document's structure: outline entries, annotations per page, form fields.
     static let structure = """
@@ -15,17 +16,18 @@ import Testing
         print(count(reader.outline), len(reader.get_fields() or {}), annots[:int(sys.argv[2])])
         """
 
-    static var targets: [String] {
-        ((try? PDFCorpus.files()) ?? ["corpus missing: see PDFCorpus"]).filter { !$0.contains("password") }
-    }
+    @Test(arguments: PDFCorpus.unencrypted(try ProducedCorpus.files()))
+    func producedFile(source: String) throws { try appendUndoRedo(source: source) }
 
-    @Test(arguments: targets)
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
+    func sharedCorpusFile(source: String) throws { try appendUndoRedo(source: source) }
+
     func appendUndoRedo(source: String) throws {
         let scratch = try Scratch()
         let target = scratch.path + "/T.pdf"
         try FileManager.default.copyItem(atPath: source, toPath: target)
         try TestImages.make(scratch.path + "/a.jpg")
-        let pdf = try #require(try PDFCorpus.files().first { $0.hasSuffix("pdflatex-4-pages.pdf") })
+        let pdf = try ProducedCorpus.file("ghostscript-4-pages.pdf")
         let pages = try PDFReaders.pdfinfoPages(source)
         let structure = try Python.run(Self.structure, [source, "\(pages)"])
         let renders = try (1...pages).map { try PDFReaders.renderPPM(source, page: $0) }

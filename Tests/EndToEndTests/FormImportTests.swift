@@ -6,26 +6,37 @@ import Testing
 @Suite struct FormImportTests {
     static let fields = "import sys, pypdf\nprint(len(pypdf.PdfReader(sys.argv[1]).get_fields() or {}))"
 
-    @Test func importedFieldsJoinANewAndAnExistingForm() throws {
+    /// reportlab's form imported into a new file, then into pypdf's.
+    @Test func producedFormsJoin() throws {
+        try importedFieldsJoinANewAndAnExistingForm(
+            incoming: ProducedCorpus.file("reportlab-form.pdf"), existing: ProducedCorpus.file("pypdf-form.pdf"))
+    }
+
+    /// pdflatex's form imported into a new file, then into LibreOffice's (the shared corpus).
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing)) func sharedCorpusFormsJoin() throws {
+        try importedFieldsJoinANewAndAnExistingForm(
+            incoming: PDFCorpus.file("pdflatex-forms.pdf"), existing: PDFCorpus.file("libreoffice-form.pdf"))
+    }
+
+    /// `incoming`'s fields join a new file's form, then the form `existing` already has.
+    func importedFieldsJoinANewAndAnExistingForm(incoming: String, existing: String) throws {
         let scratch = try Scratch()
-        let latex = try #require(try PDFCorpus.files().first { $0.hasSuffix("pdflatex-forms.pdf") })
-        let office = try #require(try PDFCorpus.files().first { $0.hasSuffix("libreoffice-form.pdf") })
-        let latexFields = try Int(Python.run(Self.fields, [latex]).trimmingCharacters(in: .whitespacesAndNewlines))!
-        let officeFields = try Int(Python.run(Self.fields, [office]).trimmingCharacters(in: .whitespacesAndNewlines))!
-        #expect(latexFields > 0 && officeFields > 0)
+        let incomingFields = try Int(Python.run(Self.fields, [incoming]).trimmingCharacters(in: .whitespacesAndNewlines))!
+        let existingFields = try Int(Python.run(Self.fields, [existing]).trimmingCharacters(in: .whitespacesAndNewlines))!
+        #expect(incomingFields > 0 && existingFields > 0)
         let state = ["--state-dir", scratch.path + "/state"]
 
-        #expect(try Binary.run(["ingest", "--to", "New.pdf", latex] + state, in: scratch.url).status == 0)
-        #expect(try Python.run(Self.fields, [scratch.path + "/New.pdf"]) == "\(latexFields)\n")
-        #expect(try PDFReaders.renderPPM(scratch.path + "/New.pdf", page: 1) == PDFReaders.renderPPM(latex, page: 1))
+        #expect(try Binary.run(["ingest", "--to", "New.pdf", incoming] + state, in: scratch.url).status == 0)
+        #expect(try Python.run(Self.fields, [scratch.path + "/New.pdf"]) == "\(incomingFields)\n")
+        #expect(try PDFReaders.renderPPM(scratch.path + "/New.pdf", page: 1) == PDFReaders.renderPPM(incoming, page: 1))
 
-        try FileManager.default.copyItem(atPath: office, toPath: scratch.path + "/Office.pdf")
-        let officePages = try PDFReaders.pdfinfoPages(office)
-        #expect(try Binary.run(["ingest", "--to", "Office.pdf", latex] + state, in: scratch.url).status == 0)
-        let target = scratch.path + "/Office.pdf"
-        try PDFReaders.requireAllAgree(target, pages: officePages + PDFReaders.pdfinfoPages(latex))
-        #expect(try Python.run(Self.fields, [target]) == "\(latexFields + officeFields)\n")
-        #expect(try PDFReaders.renderPPM(target, page: 1) == PDFReaders.renderPPM(office, page: 1))
-        #expect(try PDFReaders.renderPPM(target, page: officePages + 1) == PDFReaders.renderPPM(latex, page: 1))
+        try FileManager.default.copyItem(atPath: existing, toPath: scratch.path + "/Existing.pdf")
+        let existingPages = try PDFReaders.pdfinfoPages(existing)
+        #expect(try Binary.run(["ingest", "--to", "Existing.pdf", incoming] + state, in: scratch.url).status == 0)
+        let target = scratch.path + "/Existing.pdf"
+        try PDFReaders.requireAllAgree(target, pages: existingPages + PDFReaders.pdfinfoPages(incoming))
+        #expect(try Python.run(Self.fields, [target]) == "\(incomingFields + existingFields)\n")
+        #expect(try PDFReaders.renderPPM(target, page: 1) == PDFReaders.renderPPM(existing, page: 1))
+        #expect(try PDFReaders.renderPPM(target, page: existingPages + 1) == PDFReaders.renderPPM(incoming, page: 1))
     }
 }

@@ -33,7 +33,7 @@ import Testing
         let key = scratch.path + "/key.pem", cert = scratch.path + "/cert.pem"
         _ = try PDFReaders.succeeded("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
                                                  "-days", "2", "-subj", "/CN=PDFTrapper test signer"])
-        let source = try #require(try PDFCorpus.files().first { $0.hasSuffix("pdflatex-4-pages.pdf") })
+        let source = try ProducedCorpus.file("ghostscript-4-pages.pdf")
         let target = scratch.path + "/Signed.pdf"
         _ = try Python.run(Self.sign, [key, cert, source, target])
         #expect(try PDFReaders.run("pdfsig", [target]).text.contains("Signature is Valid."))

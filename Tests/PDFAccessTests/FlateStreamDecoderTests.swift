@@ -111,14 +111,25 @@ import TrapperCore
         #expect(try decoder.decode(bomb, dictionary: [.filter: .name("FlateDecode")]).count == 5_000_000)
     }
 
-    /// Every corpus file's tail opens with the Flate decoder (their xref and object streams are
-    /// compressed), its catalog and page-tree root resolve, and /Count agrees with pdfinfo; the
-    /// password-protected one is refused as encrypted.
-    @Test func readsTheTailOfEveryCorpusFile() throws {
+    /// Two of qpdf's are encrypted (a user password, only an owner password).
+    @Test func readsTheTailOfEveryProducedFile() throws {
+        try readsTheTailOfEveryFile(ProducedCorpus.files(), encrypted: 2)
+    }
+
+    /// One needs a password.
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func readsTheTailOfEverySharedCorpusFile() throws {
+        try readsTheTailOfEveryFile(PDFCorpus.files(), encrypted: 1)
+    }
+
+    /// Every file's tail opens with the Flate decoder (xref and object streams may be compressed),
+    /// its catalog and page-tree root resolve, and /Count agrees with pdfinfo; the `encrypted`
+    /// ones are refused as encrypted.
+    func readsTheTailOfEveryFile(_ files: [String], encrypted expected: Int) throws {
         var encrypted = 0
-        for path in try PDFCorpus.files() {
+        for path in files {
             let name = PDFCorpus.name(path)
-            if try PDFCorpus.needsPassword(path) {
+            if try PDFCorpus.isEncrypted(path) {
                 #expect(throws: PDFError.self, "\(name)") {
                     do {
                         _ = try PDFTailReader(path: path, decoder: decoder)
@@ -146,14 +157,20 @@ import TrapperCore
                 Issue.record("\(name): \(error)")
             }
         }
-        #expect(encrypted == 1, "the corpus holds one password-protected file")
+        #expect(encrypted == expected, "\(encrypted) encrypted files")
     }
 
+    /// qpdf's object streams.
+    @Test func theProducedFilesNeedTheDecoder() throws { try needTheDecoder(ProducedCorpus.files(), atLeast: 1) }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func theSharedCorpusNeedsTheDecoder() throws { try needTheDecoder(PDFCorpus.files(), atLeast: 4) }
+
     /// Without the decoder, files with compressed xref streams are refused: proves the corpus
-    /// test above really exercises decoding.
-    @Test func theCorpusNeedsTheDecoder() throws {
+    /// tests above really exercise decoding.
+    func needTheDecoder(_ files: [String], atLeast minimum: Int) throws {
         var refused = 0
-        for path in try PDFCorpus.files() where !(try PDFCorpus.needsPassword(path)) {
+        for path in files where !(try PDFCorpus.isEncrypted(path)) {
             do {
                 let reader = try PDFTailReader(path: path)
                 _ = try reader.catalog()
@@ -161,6 +178,6 @@ import TrapperCore
                 refused += 1
             }
         }
-        #expect(refused >= 4)
+        #expect(refused >= minimum)
     }
 }

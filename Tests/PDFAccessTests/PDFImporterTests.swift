@@ -30,13 +30,22 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
 }
 
 @Suite struct PDFImporterTests {
-    /// Every corpus page, imported into a new file: the independent readers accept it, and each
+    /// The produced files (the owner-password one among them) imported page by page.
+    @Test func importsEveryProducedPageFaithfully() throws {
+        try importsEveryPageFaithfully(ProducedCorpus.readableFiles(), atLeast: 12)
+    }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func importsEverySharedCorpusPageFaithfully() throws {
+        try importsEveryPageFaithfully(PDFCorpus.readableFiles(), atLeast: 10)
+    }
+
+    /// Every page of `files`, imported into a new file: the independent readers accept it, and each
     /// page looks (pixel for pixel), reads (pdftotext) and links (annotations, URIs) as the source.
-    @Test func importsEveryCorpusPageFaithfully() throws {
+    func importsEveryPageFaithfully(_ files: [(path: String, pages: Int)], atLeast minimum: Int) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let files = try PDFCorpus.readableFiles()
-        #expect(files.count >= 10)
+        #expect(files.count >= minimum)
         for (source, expectedPages) in files {
             let name = PDFCorpus.name(source)
             do {
@@ -65,7 +74,7 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
     }
 
     @Test func copiesSharedObjectsOncePerImporter() throws {
-        let source = try corpusFile("pdflatex-4-pages.pdf")
+        let source = try ProducedCorpus.file("ghostscript-4-pages.pdf")
         let importer = try PDFImporter(path: source)
         var revision = PDFRevision(newFileVersion: "1.7")
         _ = try importer.copyPage(0, into: &revision)
@@ -81,22 +90,51 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
         #expect(again.dictionary["Contents"] != nil)
     }
 
-    @Test func makesInheritedAttributesExplicit() throws {
-        // pdflatex puts /MediaBox on the page-tree node; LibreOffice puts /Resources there.
-        for name in ["pdflatex-4-pages.pdf", "002-trivial-libre-office-writer.pdf", "google-doc-document.pdf"] {
-            let importer = try PDFImporter(path: try corpusFile(name))
+    /// pypdf's file has both on the page-tree root; Ghostscript's and cairo's have them on each page.
+    @Test func makesInheritedAttributesOfProducedFilesExplicit() throws {
+        try makesInheritedAttributesExplicit(["pypdf-inherited.pdf", "ghostscript-4-pages.pdf", "cairo-4-pages.pdf"]
+            .map(ProducedCorpus.file))
+    }
+
+    /// pdflatex puts /MediaBox on the page-tree node; LibreOffice puts /Resources there.
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func makesInheritedAttributesOfSharedCorpusFilesExplicit() throws {
+        try makesInheritedAttributesExplicit(["pdflatex-4-pages.pdf", "002-trivial-libre-office-writer.pdf",
+                                              "google-doc-document.pdf"].map(PDFCorpus.file))
+    }
+
+    /// The first page of each of `sources`, copied, has its own /MediaBox and /Resources and no
+    /// /Parent. An inherited array may come as a reference to a copy in the revision: qpdf makes
+    /// it indirect as it pushes it down to the pages that share it.
+    func makesInheritedAttributesExplicit(_ sources: [String]) throws {
+        for source in sources {
+            let name = PDFCorpus.name(source)
+            let importer = try PDFImporter(path: source)
             var revision = PDFRevision(newFileVersion: "1.7")
             let page = try importer.copyPage(0, into: &revision).dictionary
-            #expect(page["MediaBox"]?.arrayValue?.count == 4, "\(name)")
+            let mediaBox = page["MediaBox"].map { box in box.referenceValue.flatMap { revision.object(number: $0.number) } ?? box }
+            #expect(mediaBox?.arrayValue?.count == 4, "\(name)")
             #expect(page["Resources"] != nil, "\(name)")
             #expect(page["Parent"] == nil, "\(name)")
         }
     }
 
+    @Test func keepsOtherPagesOutOfProducedFiles() throws {
+        try keepsOtherPagesOutAndPointsAnnotationsAtTheNewPage(
+            ["ghostscript-outline.pdf", "qpdf-object-streams.pdf", "reportlab-form.pdf", "pypdf-form.pdf"].map(ProducedCorpus.file))
+    }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func keepsOtherPagesOutOfSharedCorpusFiles() throws {
+        try keepsOtherPagesOutAndPointsAnnotationsAtTheNewPage(
+            ["pdflatex-outline.pdf", "pdflatex-forms.pdf", "libreoffice-form.pdf"].map(PDFCorpus.file))
+    }
+
     /// Links to other pages do not pull those pages in; annotations' /P points at the new page.
-    @Test func keepsOtherPagesOutAndPointsAnnotationsAtTheNewPage() throws {
-        for name in ["pdflatex-outline.pdf", "pdflatex-forms.pdf", "libreoffice-form.pdf"] {
-            let importer = try PDFImporter(path: try corpusFile(name))
+    func keepsOtherPagesOutAndPointsAnnotationsAtTheNewPage(_ sources: [String]) throws {
+        for source in sources {
+            let name = PDFCorpus.name(source)
+            let importer = try PDFImporter(path: source)
             var revision = PDFRevision(newFileVersion: "1.7")
             let (reference, page) = try importer.copyPage(0, into: &revision)
             let pageObjects = revision.objects.filter { $0.object.dictionaryValue?[.type] == .name("Page") }
@@ -153,10 +191,8 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
     @Test func importsOwnerPasswordOnlyFilesDecrypted() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let source = try corpusFile("pdflatex-4-pages.pdf")
-        let locked = folder.file("owner-only.pdf")
-        let made = try PDFReaders.run("qpdf", ["--encrypt", "", "owner-secret", "256", "--", source, locked])
-        #expect(made.status == 0, "\(made.stderr)")
+        let source = try ProducedCorpus.file("ghostscript-4-pages.pdf")
+        let locked = try ProducedCorpus.file("qpdf-owner-password.pdf")   // the same pages, encrypted
         let (revision, pages) = try importWholeDocument(locked)
         #expect(pages.count == 4)
         let output = folder.file("decrypted.pdf")
@@ -168,8 +204,18 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
         #expect(!(try PDFReaders.run("qpdf", ["--show-encryption", output]).text.contains("R = ")))
     }
 
-    @Test func refusesFilesThatNeedAUserPassword() throws {
-        let locked = try PDFCorpus.files().filter { try PDFCorpus.needsPassword($0) }
+    @Test func refusesProducedFilesThatNeedAUserPassword() throws {
+        try refusesFilesThatNeedAUserPassword(ProducedCorpus.files())
+    }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func refusesSharedCorpusFilesThatNeedAUserPassword() throws {
+        try refusesFilesThatNeedAUserPassword(PDFCorpus.files())
+    }
+
+    /// The one file of `files` that needs a user password is refused, with a message that says so.
+    func refusesFilesThatNeedAUserPassword(_ files: [String]) throws {
+        let locked = try files.filter { try PDFCorpus.needsPassword($0) }
         #expect(locked.count == 1)
         for path in locked {
             #expect(throws: PDFImportError.passwordRequired(path: path)) { try PDFImporter(path: path) }
@@ -178,7 +224,7 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
     }
 
     @Test func errorsNameTheStep() throws {
-        let importer = try PDFImporter(path: try corpusFile("minimal-document.pdf"))
+        let importer = try PDFImporter(path: try ProducedCorpus.file("mutool-create-images.pdf"))
         var revision = PDFRevision(newFileVersion: "1.7")
         #expect(throws: PDFImportError.noSuchPage(index: 4, count: 1)) { try importer.copyPage(4, into: &revision) }
         #expect(PDFImportError.noSuchPage(index: 4, count: 1).description == "import page 5: the document has 1 pages")
@@ -203,12 +249,4 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
         try TemporaryFolder.write(Array("%PDF-1.4\nthis is not a pdf at all\n".utf8), to: garbage)
         #expect(throws: PDFImportError.self) { try PDFImporter(path: garbage) }
     }
-}
-
-/// The corpus file called `name`.
-func corpusFile(_ name: String) throws -> String {
-    guard let path = try PDFCorpus.files().first(where: { PDFCorpus.name($0) == name }) else {
-        throw PDFCorpus.Missing(path: PDFCorpus.directory + "/**/" + name)
-    }
-    return path
 }

@@ -68,7 +68,7 @@ enum Damage: String, CaseIterable {
     }
 }
 
-/// Every stream of a file as stored (filters and raw bytes), xref and object streams aside: what
+/// Every stream of a file as stored (filters and raw bytes), xref, object and hint streams aside: what
 /// a rewrite must keep unchanged when it promises not to re-encode.
 func storedStreams(_ path: String) throws -> [PDFStream] {
     let reader = try PDFTailReader(path: path, decoder: FlateStreamDecoder())
@@ -77,6 +77,9 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
         guard case .stream(var stream)? = try reader.object(number: number) else { continue }
         let type = stream.dictionary[.type]?.nameValue
         if type == "XRef" || type == "ObjStm" { continue }
+        // A linearized file's hint stream (/S: where its shared-object table starts), which a
+        // rewrite that does not linearize drops.
+        if type == nil && stream.dictionary["S"] != nil { continue }
         stream.dictionary = [.filter: stream.dictionary[.filter] ?? .null]
         streams.append(stream)
     }
@@ -84,16 +87,30 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
 }
 
 @Suite struct PDFRewriterTests {
-    /// Damaged copies of every corpus file (that each damage applies to): the tail reader says
-    /// "repair", repair rewrites it with a classic table and no object streams, and then the tail
-    /// reader opens it, every independent reader agrees on the page count, and each page renders
-    /// and reads as the undamaged original.
-    @Test func repairsDamagedCopiesOfTheCorpus() throws {
+    /// The files a rewrite may take: readable, and not encrypted (those are refused, below).
+    static func rewritable(_ files: [String]) throws -> [(path: String, pages: Int)] {
+        try PDFCorpus.readable(files.filter { !(try PDFCorpus.isEncrypted($0)) })
+    }
+
+    @Test func repairsDamagedCopiesOfProducedFiles() throws {
+        try repairsDamagedCopies(of: Self.rewritable(ProducedCorpus.files()), atLeast: 25)
+    }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func repairsDamagedCopiesOfTheSharedCorpus() throws {
+        try repairsDamagedCopies(of: Self.rewritable(PDFCorpus.files()), atLeast: 25)
+    }
+
+    /// Damaged copies of every file (that each damage applies to): the tail reader says "repair",
+    /// repair rewrites it with a classic table and no object streams, and then the tail reader
+    /// opens it, every independent reader agrees on the page count, and each page renders and
+    /// reads as the undamaged original.
+    func repairsDamagedCopies(of files: [(path: String, pages: Int)], atLeast minimum: Int) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         var repaired = 0
         var scanned = 0
-        for (source, pages) in try PDFCorpus.readableFiles() {
+        for (source, pages) in files {
             let original = try TemporaryFolder.read(source)
             for damage in Damage.allCases {
                 guard let damagedBytes = damage.apply(to: original) else { continue }
@@ -131,17 +148,28 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
                 }
             }
         }
-        #expect(repaired >= 25)
+        #expect(repaired >= minimum)
         // Both paths ran: qpdf's own reconstruction, and the object scan where qpdf 11 gives up.
         #expect(scanned > 0 && scanned < repaired, "\(scanned) of \(repaired) needed the scan")
     }
 
+    @Test func repairKeepsStreamsOfProducedFilesAsStored() throws {
+        try repairKeepsStreamsAsStored(["img2pdf-images.pdf", "mutool-create-images.pdf", "reportlab-form.pdf",
+                                        "qpdf-object-streams.pdf"].map(ProducedCorpus.file))
+    }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func repairKeepsStreamsOfSharedCorpusFilesAsStored() throws {
+        try repairKeepsStreamsAsStored(["pdflatex-image.pdf", "google-doc-document.pdf", "imagemagick-images.pdf"]
+            .map(PDFCorpus.file))
+    }
+
     /// Repair keeps streams as stored: same filters, same bytes, nothing decoded or re-encoded.
-    @Test func repairKeepsStreamsAsStored() throws {
+    func repairKeepsStreamsAsStored(_ sources: [String]) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        for name in ["pdflatex-image.pdf", "google-doc-document.pdf", "imagemagick-images.pdf"] {
-            let source = try corpusFile(name)
+        for source in sources {
+            let name = PDFCorpus.name(source)
             let path = try folder.copy(source)
             try PDFRewriter.repair(path: path)
             #expect(try storedStreams(path) == storedStreams(source), "\(name)")
@@ -152,7 +180,7 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
     @Test func aRepairedFileTakesUpdates() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let source = try corpusFile("pdflatex-4-pages.pdf")
+        let source = try ProducedCorpus.file("ghostscript-4-pages.pdf")
         let path = folder.file("target.pdf")
         try TemporaryFolder.write(Array(try TemporaryFolder.read(source).dropLast(40)), to: path)
         try PDFRewriter.repair(path: path)
@@ -204,11 +232,20 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
         #expect(check.text.contains("no linearization errors") == linearize, "\(check.text)")
     }
 
-    /// Corpus files compact without changing how any page looks.
-    @Test func compactsCorpusFilesWithoutChangingTheirPages() throws {
+    @Test func compactsProducedFilesWithoutChangingTheirPages() throws {
+        try compactsWithoutChangingTheirPages(Self.rewritable(ProducedCorpus.files()))
+    }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func compactsSharedCorpusFilesWithoutChangingTheirPages() throws {
+        try compactsWithoutChangingTheirPages(Self.rewritable(PDFCorpus.files()))
+    }
+
+    /// `files` compact without changing how any page looks.
+    func compactsWithoutChangingTheirPages(_ files: [(path: String, pages: Int)]) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        for (source, pages) in try PDFCorpus.readableFiles() {
+        for (source, pages) in files {
             let name = PDFCorpus.name(source)
             do {
                 let path = try folder.copy(source)
@@ -225,23 +262,33 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
         }
     }
 
+    /// qpdf's: one needs a user password, the other has only an owner password.
+    @Test func refusesEncryptedProducedFiles() throws {
+        let encrypted = try ProducedCorpus.files().filter(PDFCorpus.isEncrypted)
+        #expect(encrypted.map(PDFCorpus.name) == ["qpdf-owner-password.pdf", "qpdf-password.pdf"])
+        try refusesEncryptedFiles(encrypted)
+    }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    func refusesEncryptedSharedCorpusFiles() throws {
+        let encrypted = try PDFCorpus.files().filter(PDFCorpus.isEncrypted)
+        #expect(!encrypted.isEmpty)
+        try refusesEncryptedFiles(encrypted)
+    }
+
     /// Encrypted files are never rewritten, whether they need a user password or only have an
     /// owner password; the file is left byte for byte as it was.
-    @Test func refusesEncryptedFiles() throws {
+    func refusesEncryptedFiles(_ files: [String]) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let locked = try PDFCorpus.files().filter { try PDFCorpus.needsPassword($0) }.map { try folder.copy($0) }
-        let ownerOnly = folder.file("owner-only.pdf")
-        let made = try PDFReaders.run(
-            "qpdf", ["--encrypt", "", "owner-secret", "256", "--", try corpusFile("minimal-document.pdf"), ownerOnly])
-        #expect(made.status == 0)
-        for path in locked + [ownerOnly] {
+        let locked = try files.map { try folder.copy($0) }
+        for path in locked {
             let bytes = try TemporaryFolder.read(path)
             #expect(throws: PDFRewriteError.encrypted(path: path)) { try PDFRewriter.repair(path: path) }
             #expect(throws: PDFRewriteError.encrypted(path: path)) { try PDFRewriter.compact(path: path) }
             #expect(try TemporaryFolder.read(path) == bytes)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == locked.count + 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == locked.count)
     }
 
     /// A file qpdf cannot make sense of is left alone, with no temporary file behind; a rewrite
@@ -260,12 +307,12 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
             #expect(!error.description.contains("\n"))
         }
 
-        let path = try folder.copy(try corpusFile("minimal-document.pdf"))
+        let path = try folder.copy(try ProducedCorpus.file("mutool-create-images.pdf"))
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
         try PDFRewriter.compact(path: path)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o640)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["garbage.pdf", "minimal-document.pdf"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["garbage.pdf", "mutool-create-images.pdf"])
     }
 }
 

@@ -8,10 +8,6 @@ import Testing
 /// open them, agree on the page count, find the old bytes untouched, and render old pages the same.
 @Suite("PDF writes checked by independent readers", .serialized)
 struct PDFIntegrationTests {
-    /// The shared corpus (`../shared/pdf-corpus` beside the package, or `PDFTRAPPER_PDF_CORPUS`), as
-    /// TestSupport finds it; empty when it is missing, which `corpusIsThere` reports.
-    static func corpusFiles() -> [String] { (try? PDFCorpus.files()) ?? [] }
-
     /// Appends `pages` at `position` as one revision and checks the result with every reader.
     func appendAndVerify(
         _ path: String, _ pages: [PDFNewPage], at position: PDFPagePosition, revision number: Int,
@@ -77,12 +73,17 @@ struct PDFIntegrationTests {
         #expect(try PDFTailReader(path: path).tail.headerOffset == garbage.count)
     }
 
-    @Test func corpusIsThere() {
-        #expect(!Self.corpusFiles().isEmpty,
-            "no PDFs found in \(PDFCorpus.directory) (set PDFTRAPPER_PDF_CORPUS to the corpus folder)")
-    }
+    /// Every produced file (ProducedCorpus: real producers, run here) takes a revision.
+    @Test(arguments: try ProducedCorpus.files())
+    func appendToProducedFile(_ source: String) throws { try appendToCorpusFile(source) }
 
-    @Test(arguments: corpusFiles())
+    /// Every file of the shared corpus (`../shared/pdf-corpus` beside the package, or
+    /// `PDFTRAPPER_PDF_CORPUS`) takes a revision.
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing), arguments: try PDFCorpus.filesIfPresent())
+    func appendToSharedCorpusFile(_ source: String) throws { try appendToCorpusFile(source) }
+
+    /// A copy of `source` takes one revision, checked by every reader; an encrypted one (its name
+    /// says "password") is refused.
     func appendToCorpusFile(_ source: String) throws {
         let name = URL(fileURLWithPath: source).lastPathComponent
         let path = FileManagerShim.temporaryPath(name)

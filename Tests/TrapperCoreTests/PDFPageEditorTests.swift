@@ -354,13 +354,23 @@ struct PDFPageEditorTests {
         #expect(try EditorFixtures.pdfinfo(path)["Title"] == "Streamed")
     }
 
-    // MARK: The corpus: real producers' files, as they are (Flate-compressed object streams too)
+    // MARK: The corpora: real producers' files, as they are (Flate-compressed object streams too), the
+    // produced ones always and the shared ones when they are there
 
-    static func corpusFiles() -> [String] { ((try? PDFCorpus.files()) ?? []).filter { !$0.contains("password") } }
+    @Test(arguments: PDFCorpus.unencrypted(try ProducedCorpus.files()))
+    func producedFileTakesEveryEdit(_ source: String) throws { try corpusFileTakesEveryEdit(source) }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
+    func sharedCorpusFileTakesEveryEdit(_ source: String) throws { try corpusFileTakesEveryEdit(source) }
+
+    @Test(arguments: PDFCorpus.unencrypted(try ProducedCorpus.files()))
+    func nestedProducedFileKeepsInheritedLooks(_ source: String) throws { try nestedCorpusFileKeepsInheritedLooks(source) }
+
+    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
+    func nestedSharedCorpusFileKeepsInheritedLooks(_ source: String) throws { try nestedCorpusFileKeepsInheritedLooks(source) }
 
     /// Copy of the last page to the front, page 1 deleted, a blank page at the end turned, a
     /// bookmark, /Info: every reader agrees, and every page that stays renders as before.
-    @Test(arguments: corpusFiles())
     func corpusFileTakesEveryEdit(_ source: String) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -399,7 +409,6 @@ struct PDFPageEditorTests {
     /// The corpus files made nested by a foreign revision (pages in pairs under nodes that carry
     /// the first page's /Resources, /MediaBox, /CropBox and /Rotate, the first node /Rotate 90):
     /// pages moved to other nodes, and copies, render exactly as before.
-    @Test(arguments: corpusFiles())
     func nestedCorpusFileKeepsInheritedLooks(_ source: String) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -581,7 +590,8 @@ enum EditorFixtures {
 
     struct Bookmark: Decodable, Equatable {
         var title: String
-        var page: Int
+        /// None when the page it pointed to was deleted (Ghostscript's bookmarks point at pages directly).
+        var page: Int?
     }
 
     /// The outline's items in order (nested ones flattened), with pypdf's 0-based page.
