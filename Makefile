@@ -19,12 +19,16 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	# A hung test (a SANE backend's own deadlock, say) fails the run after 25 minutes instead of
-	# stalling it, and every thread's stack is printed first, to say where it hung.
-	scripts/with-stacks.sh 1500 $(SWIFT) test --skip-build
+	# stalling it, and every thread's stack is printed first, to say where it hung. The output is
+	# kept, to count at the end the tests a clone without ../shared skipped.
+	bash -o pipefail -c 'scripts/with-stacks.sh 1500 $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log'
 	# Power loss (Tests/PowerLoss/README.md): the explorer's own cases, then a reduced set of the
 	# recorded paths against the debug binary (`make powerloss` explores all of them).
 	cd Tests/PowerLoss && python3 -m unittest -v test_explorer
 	timeout 900 python3 Tests/PowerLoss/powerloss.py --reduced --max-states 120 --bin $(CURDIR)/.build/debug/pdftrapper
+	# Damaged targets (a page tree pointing nowhere, no /Root, every xref entry wrong, ...) through
+	# ingest, the daemon and edit scripts: the old bytes, or a readable result with them kept for undo.
+	cd Tests/Damaged && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_damaged
 	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
 	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
 	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload
@@ -35,6 +39,8 @@ test: deps
 	scripts/test-install.sh
 	scripts/build-deb.sh
 	scripts/test-deb.sh
+	# Last, how many tests skipped because ../shared (the shared PDF corpus, toml-test) is missing.
+	@scripts/shared-skips.sh .build/swift-test.log
 
 demo: build
 	@scripts/demo.sh $(BIN)
