@@ -154,6 +154,10 @@ contents = "applied"
     Scenario("undo-steps", command=["undo", "library/A.pdf", "--steps", "2"], seeds=3),
     Scenario("redo", command=["redo", "library/A.pdf"], before=[["undo", "library/A.pdf"]]),
     Scenario("compact", command=["compact", "library/A.pdf"]),
+    # A compaction taken back (the kept file put in place whole), and done again.
+    Scenario("undo-compact", command=["undo", "library/A.pdf"], before=[["compact", "library/A.pdf"]]),
+    Scenario("redo-compact", command=["redo", "library/A.pdf"],
+             before=[["compact", "library/A.pdf"], ["undo", "library/A.pdf"]]),
     # A scan batch: ten sheets from SANE's test scanner spooled in the state folder, then one revision.
     Scenario("scan-batch", command=["scan", "--profile", "adf"], scan="S.pdf"),
     Scenario("scan-new-target", command=["scan", "--profile", "adf", "--to", "library/scans/S2.pdf"], scan="scans/S2.pdf"),

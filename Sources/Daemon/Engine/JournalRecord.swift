@@ -12,9 +12,9 @@ public struct JournalRecord: Codable, Sendable, Equatable {
         case create
         /// An undo: the target cut back from `oldLength` to `newLength`, the tail saved as `tailFile`.
         case undo
-        /// A whole-file replace (a repair or compaction, or the undo or redo of one): `temporary`
-        /// renamed over the target, whose inode was `inode` and whose bytes were kept as `tailFile`
-        /// first; `after` is the target's state once it is done.
+        /// A whole-file replace (a repair or compaction, or the undo or redo of one): `temporary`,
+        /// whose bytes `replacement` tells, renamed over the target, whose bytes were kept as
+        /// `tailFile` first; `after` is the target's state once it is done.
         case rewrite
     }
 
@@ -36,10 +36,10 @@ public struct JournalRecord: Codable, Sendable, Equatable {
     /// record then stays until some process has queued its event. And the host it happened on.
     public var announce: Bool?
     public var host: String?
-    /// For a rewrite: the target's inode before it, which the renamed new file does not have.
-    public var inode: UInt64?
-    /// For a rewrite: the target's state once it is done, and the state folder's files it no
-    /// longer needs (removed once that state is saved).
+    /// For a rewrite: the new file (recovery finds it done when the target has these bytes), the
+    /// target's state once it is done, and the state folder's files it no longer needs (removed
+    /// once that state is saved).
+    public var replacement: TargetState.Span?
     public var after: TargetState?
     public var obsolete: [String]?
 

@@ -119,7 +119,7 @@ extension TargetStore {
                               after: TargetState, obsolete: [String], event: OutboundEvent?) throws {
         var journal = announcing(JournalRecord(kind: .rewrite, target: target, oldLength: fileLength(target) ?? 0,
                                                temporary: replacement, tailFile: kept))
-        journal.inode = inode(target)
+        journal.replacement = try TargetState.Span.read(replacement, base: 0, end: fileLength(replacement) ?? 0)
         journal.after = after
         journal.obsolete = obsolete
         journal.event = event.map { String(decoding: $0.body, as: UTF8.self) }
@@ -145,9 +145,13 @@ extension TargetStore {
         if announceUndo(journal) { try clearJournal(key) }
     }
 
-    /// Recovery of a whole-file replace: finished when the target is no longer the file it was.
+    /// Recovery of a whole-file replace: finished when the target has the new file's bytes (told
+    /// by its length and the hash of its tail, not its inode, which a restore or copy changes);
+    /// else the target is as it was, or another program's, and is left alone.
     func recoverReplace(_ journal: JournalRecord, _ key: String) throws -> Bool {
-        if let inode = journal.inode, let now = self.inode(journal.target), now != inode {
+        let target = journal.target
+        if let replacement = journal.replacement, let length = fileLength(target), length == replacement.end,
+           (try? TargetState.Span.read(target, base: 0, end: length)) == replacement {
             try finishReplace(journal, key)
             log.append("\(journal.target): finished an interrupted full rewrite")
             return true
@@ -212,12 +216,5 @@ extension TargetState {
         all.removeFirst(dropped.count)
         rewrites = all
         return dropped
-    }
-}
-
-extension TargetStore {
-    func inode(_ path: String) -> UInt64? {
-        var status = stat()
-        return stat(path, &status) == 0 ? UInt64(status.st_ino) : nil
     }
 }
