@@ -67,7 +67,7 @@ extension TargetStore {
     /// Undoes the last full rewrite, whose bytes the target still has: the kept original put back,
     /// the rewrite kept for redo. Returns the rewrite's record.
     func undoRewrite(_ target: String, _ key: String, _ current: TargetState, _ rewrite: TargetState.Rewritten) throws -> RevisionRecord {
-        let record = try rewriteRecord(target)
+        let record = rewriteRecord(target)
         let replacement = sibling(of: target, "undo")
         var next = current
         next.rewrites?.removeLast()
@@ -101,7 +101,7 @@ extension TargetStore {
         next.lastWrite = rewrite.after
         do {
             try copyWhole(undone.tailFile, to: replacement)
-            let record = try rewriteRecord(replacement)
+            let record = rewriteRecord(replacement)
             try replaceWhole(target, key, with: replacement, keeping: kept, after: next, obsolete: [undone.tailFile] + dropped,
                              event: event(target, "redo", record: record, end: rewrite.after.end))
             return record
@@ -174,6 +174,7 @@ extension TargetStore {
 
     /// A new file at `destination` with the bytes of `source`, fsynced, its folder too.
     private func copyWhole(_ source: String, to destination: String) throws {
+        try? folders.remove(destination)  // what a process of the same pid left, killed before its journal
         let handle = FileHandle(fileDescriptor: try folders.open(destination, flags: O_WRONLY | O_CREAT | O_EXCL), closeOnDealloc: true)
         defer { try? handle.close() }
         let bytes = try PDFFileSource(path: source)
@@ -187,16 +188,15 @@ extension TargetStore {
             + FileName.temporary(for: (path as NSString).lastPathComponent, tag: ".pdftrapper-\(tag)-\(getpid())")
     }
 
-    /// The record in the trailer a rewrite wrote (a file another program rewrote has none: a plain one then).
-    private func rewriteRecord(_ path: String) throws -> RevisionRecord {
-        let reader = try PDFTailReader(path: path, decoder: decoder)
-        return RevisionRecord(trailer: reader.tail.trailer)
+    /// The record in the trailer a rewrite wrote; a plain one where there is none to read (a
+    /// target a failed append left longer, say).
+    private func rewriteRecord(_ path: String) -> RevisionRecord {
+        (try? PDFTailReader(path: path, decoder: decoder)).flatMap { RevisionRecord(trailer: $0.tail.trailer) }
             ?? RevisionRecord(operation: .compact, date: Date(), base: 0, pagesAdded: 0, inputs: [])
     }
 
     private func event(_ target: String, _ madeBy: String, trailerOf path: String, end: Int, time: Date) -> OutboundEvent? {
-        guard outbox != nil, let record = try? rewriteRecord(path) else { return nil }
-        return event(target, madeBy, record: record, end: end, time: time)
+        event(target, madeBy, record: rewriteRecord(path), end: end, time: time)
     }
 
     private func event(_ target: String, _ madeBy: String, record: RevisionRecord, end: Int, time: Date = Date()) -> OutboundEvent? {
