@@ -22,7 +22,9 @@ public enum ProducedCorpus {
     public static func readableFiles() throws -> [(path: String, pages: Int)] { try PDFCorpus.readable(files()) }
 
     static let maker = Binary.packageRoot.appendingPathComponent("Tests/Fixtures/produced-pdfs/make.py").path
-    static let folder = NSTemporaryDirectory() + "pdftrapper-produced-pdfs-\(getpid())"
+    /// Of this run alone: a pid is reused once its process ends, so a folder named by the pid alone
+    /// can be another run's, and one was found gone in the middle of a long run.
+    static let folder = NSTemporaryDirectory() + "pdftrapper-produced-pdfs-\(getpid())-\(UUID().uuidString.prefix(8))"
 
     private static let made = Result<[String], PhotoMaker.MakerError> { () throws(PhotoMaker.MakerError) -> [String] in
         let command = "python3 \(maker) \(folder)"
