@@ -12,6 +12,15 @@ public struct FrameParameters: Sendable, Equatable {
     public var depth: Int
 }
 
+/// What a scan tells its device's `watcher`.
+public enum ScanStep: Sendable, Equatable {
+    /// About to call this SANE function; `sane_read` again every second while a frame comes in,
+    /// so a slow page counts as moving.
+    case calling(String)
+    /// A call failed; the scan is cancelled next.
+    case failed(ScanError)
+}
+
 extension SaneDevice {
     /// The frame parameters: an estimate before `sane_start`, exact after it.
     public func parameters() throws(ScanError) -> FrameParameters {
@@ -40,10 +49,11 @@ extension SaneDevice {
         do throws(ScanError) {
             while true {
                 let before = readersOutliveFrames ? [] : ReaderThreads.running()
+                watcher?(.calling("sane_start"))
                 let status = sane.sane_start(handle)
                 let readers = readersOutliveFrames ? nil : ReaderThreads(startedSince: before)
                 if status == SANE_STATUS_NO_DOCS, frames.isEmpty {
-                    sane.sane_cancel(handle)
+                    cancel()
                     return nil
                 }
                 try ScanError.check(status, "sane_start")
@@ -60,7 +70,8 @@ extension SaneDevice {
             }
             return try ScannedPage(frames: frames)
         } catch {
-            sane.sane_cancel(handle)
+            watcher?(.failed(error))
+            cancel()
             throw error
         }
     }
@@ -74,7 +85,10 @@ extension SaneDevice {
     }
 
     /// Ends the scan in progress, or the batch after its last page (`sane_cancel`).
-    public func cancel() { sane.sane_cancel(handle) }
+    public func cancel() {
+        watcher?(.calling("sane_cancel"))
+        sane.sane_cancel(handle)
+    }
 
     /// Reads the frame to EOF. Where the frame's size is known, its last byte waits until the
     /// threads `sane_start` made have ended (ReaderThreads says why); the rest is read as it comes.
@@ -84,7 +98,14 @@ extension SaneDevice {
         var data: [UInt8] = []
         if let size { data.reserveCapacity(size) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let clock = ContinuousClock()
+        var told = clock.now
+        watcher?(.calling("sane_read"))
         while true {
+            if watcher != nil, clock.now - told >= .seconds(1) {
+                told = clock.now
+                watcher?(.calling("sane_read"))
+            }
             var asked = chunk.count
             if let size, let waiting = readers {
                 let left = size - data.count

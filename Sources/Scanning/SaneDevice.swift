@@ -12,6 +12,11 @@ public final class SaneDevice {
     /// Set once a frame's reader threads were still running after its data: this backend's
     /// readers are not waited for again (see ReaderThreads).
     var readersOutliveFrames = false
+    /// Told of each SANE call a scan is about to make, and of the error one returned before the
+    /// scan is cancelled: a process watching the scan from outside (the scanner agent's parent)
+    /// learns where a backend hung, and why the scan failed even when cancelling it then hangs
+    /// (some backends' reader threads, see ReaderThreads).
+    public var watcher: ((ScanStep) -> Void)?
 
     init(handle: SANE_Handle, name: String, session: SaneSession) {
         self.handle = handle

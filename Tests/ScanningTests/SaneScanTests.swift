@@ -266,6 +266,28 @@ extension SaneTests {
             #expect(count == pages)
         }
 
+        /// What the scanner agent tells `pdftrapper scan` comes from here: each call before it is
+        /// made (a hang is in the last one heard of), and a failure before the cancel after it.
+        @Test func theWatcherHearsEachCallBeforeItAndAFailureBeforeTheCancel() throws {
+            try SaneTestConfig.withDevice { device in
+                var heard: [ScanStep] = []
+                device.watcher = { heard.append($0) }
+                try device.setResolution(10)
+                #expect(try device.scanPage() != nil)
+                device.cancel()
+                #expect(heard == [.calling("sane_start"), .calling("sane_read"), .calling("sane_cancel")])
+
+                heard = []
+                try device.set("mode", .string("Color"))
+                try device.set("depth", .int(1))
+                try device.set("three-pass", .bool(true))
+                let error = ScanError.unsupportedFrame("three-pass 1-bit color is not supported")
+                #expect(throws: error) { try device.scanPage() }
+                #expect(heard.first == .calling("sane_start"))
+                #expect(heard.suffix(2) == [.failed(error), .calling("sane_cancel")], "\(heard)")
+            }
+        }
+
         // Disabled: in the test process, SANE's test backend cancels its reader thread
         // asynchronously after the injected read failure, and three clean-clone runs in a row hung
         // there (a dead thread holding glibc's loader lock, or a pthread_join that never returns).
