@@ -71,7 +71,7 @@ public final class ScannerAgent {
                     if signals.peekStop() { return .ok }
                 }
             }
-            say("alive")
+            say(.alive)
             let next = pollers.map { $0.due(Date()) }.min() ?? Date().addingTimeInterval(60)
             for request in signals.wait(seconds: min(60, max(0.01, next.timeIntervalSinceNow))) {
                 switch request {
@@ -94,8 +94,8 @@ public final class ScannerAgent {
         let device = press.device
         let what = "profile \(profile.name) on \(device.name) (button \(press.button))"
         log.log(.info, "pdftrapper: button \(press.button) pressed on \(device.name): scanning with profile \(profile.name)")
-        say("status scanning: \(what)")
-        defer { say("idle") }
+        say(.status("scanning: \(what)"))
+        defer { say(.idle) }
         let spool = ScanSpool(stateDir: config.daemon.stateDir)
         let batch: ScanSpool.Batch
         do {
@@ -106,10 +106,10 @@ public final class ScannerAgent {
         }
         do {
             _ = try ScanCapture(profile: profile, encoder: encoder).run(on: device, into: batch, progress: { progress in
-                self.say("status scanning \(progress.line): \(what)")
+                self.say(.status("scanning \(progress.line): \(what)"))
             }, shouldStop: { self.signals.peekStop() })
             batch.release()
-            say("batch \(batch.folder)")
+            say(.batch(batch.folder))
         } catch ScanCapture.Failure.feederEmpty {
             try? batch.remove()
             log.log(.notice, "pdftrapper: \(what): the document feeder is empty; nothing scanned")
@@ -148,11 +148,9 @@ public final class ScannerAgent {
         }
     }
 
-    /// One line to the daemon; a daemon that went away ends the agent (SIGPIPE is ignored, so the write fails).
+    /// One line to the daemon; a daemon that went away ends the agent.
     /// A batch line comes before the `idle` that ends its scan.
-    private func say(_ line: String) {
-        let text = line.replacingOccurrences(of: "\n", with: " ") + "\n"
-        let written = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
-        if written < 0 && errno == EPIPE { exit(0) }
+    private func say(_ message: AgentMessage) {
+        AgentMessage.say(message)
     }
 }

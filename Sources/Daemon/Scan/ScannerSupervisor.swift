@@ -12,10 +12,7 @@ final class ScannerSupervisor {
     private let configPath: String
     private let environment: [String: String]
     private let log: (LogLevel, String) -> Void
-    private var pid: pid_t = 0
-    private var output: Int32 = -1
-    private var pending = Data()
-    private var lastHeard = Date()
+    private var agent: ScannerAgentProcess?
     private var started = Date()
     private var restartAt: Date?
     private var restartDelay: TimeInterval = 1
@@ -38,79 +35,42 @@ final class ScannerSupervisor {
 
     deinit { stop() }
 
-    var isRunning: Bool { pid > 0 }
+    var isRunning: Bool { agent != nil }
 
     func start() {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            log(.error, "pdftrapper: scanner agent: pipe: \(String(cString: strerror(errno)))")
+        do {
+            agent = try ScannerAgentProcess.start(executable: executable, arguments: ["--config", configPath], environment: environment)
+        } catch {
+            log(.error, "pdftrapper: scanner agent: \(error)")
             scheduleRestart()
             return
         }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO)
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        // The agent is no service of its own: systemd hears only from the daemon.
-        let childEnvironment = environment.filter { !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key) }
-            .map { "\($0.key)=\($0.value)" }
-        let arguments = [executable, "scanner-agent", "--config", configPath]
-        var child: pid_t = 0
-        let status = withCStrings(arguments) { argv in
-            withCStrings(childEnvironment) { envp in posix_spawn(&child, executable, &actions, nil, argv, envp) }
-        }
-        close(fds[1])
-        guard status == 0 else {
-            close(fds[0])
-            log(.error, "pdftrapper: scanner agent: cannot start \(executable): \(String(cString: strerror(status)))")
-            scheduleRestart()
-            return
-        }
-        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
-        pid = child
-        output = fds[0]
-        lastHeard = Date()
         started = Date()
         restartAt = nil
     }
 
     /// What the agent said since the last call; restarts it when it died or hung.
     func events(now: Date = Date()) -> [Event] {
-        if pid == 0 {
+        guard let agent else {
             if let restartAt, now >= restartAt { start() }
             return []
         }
-        var events: [Event] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(output, &buffer, buffer.count)
-            if count > 0 {
-                pending.append(contentsOf: buffer[0..<count])
-                lastHeard = now
-                continue
+        let events: [Event] = agent.messages(now: now).compactMap { message in
+            switch message {
+            case .status(let text): .status(text)
+            case .idle: .idle
+            case .batch(let folder): .batch(folder)
+            default: nil
             }
-            break
         }
-        while let newline = pending.firstIndex(of: 0x0A) {
-            let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-            pending.removeSubrange(pending.startIndex...newline)
-            if line.hasPrefix("batch ") { events.append(.batch(String(line.dropFirst(6)))) }
-            if line.hasPrefix("status ") { events.append(.status(String(line.dropFirst(7)))) }
-            if line == "idle" { events.append(.idle) }
-        }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            let how = status & 0x7f == 0 ? "exited with \(status >> 8 & 0xff)" : "killed by signal \(status & 0x7f)"
-            log(.warning, "pdftrapper: scanner agent \(how); restarting it in \(Int(nextDelay(now))) s")
-            forget()
+        if let ending = agent.ending() {
+            log(.warning, "pdftrapper: scanner agent \(ending); restarting it in \(Int(nextDelay(now))) s")
+            self.agent = nil
             scheduleRestart(now)
-        } else if now.timeIntervalSince(lastHeard) > Self.stallSeconds {
+        } else if now.timeIntervalSince(agent.lastHeard) > Self.stallSeconds {
             log(.error, "pdftrapper: scanner agent silent for \(Int(Self.stallSeconds)) s (a scanner backend hung?); killing it")
-            kill(pid, SIGKILL)
-            _ = waitpid(pid, &status, 0)
-            forget()
+            agent.kill()
+            self.agent = nil
             scheduleRestart(now)
         }
         return events
@@ -118,31 +78,22 @@ final class ScannerSupervisor {
 
     /// Passes a reload on; the agent takes it between polls.
     func reload() {
-        if pid > 0 { kill(pid, SIGHUP) }
+        if let agent { kill(agent.pid, SIGHUP) }
     }
 
     /// Asks the agent to stop (between pages), and kills it if it has not within 10 s.
     func stop() {
-        guard pid > 0 else { return }
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
+        guard let agent else { return }
+        agent.askToStop()
         let deadline = Date().addingTimeInterval(10)
-        while waitpid(pid, &status, WNOHANG) == 0 {
+        while agent.ending() == nil {
             if Date() > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
+                agent.kill()
                 break
             }
             usleep(20_000)
         }
-        forget()
-    }
-
-    private func forget() {
-        if output >= 0 { close(output) }
-        output = -1
-        pid = 0
-        pending.removeAll()
+        self.agent = nil
     }
 
     private func nextDelay(_ now: Date) -> TimeInterval {
@@ -155,12 +106,4 @@ final class ScannerSupervisor {
         restartAt = now.addingTimeInterval(delay)
         restartDelay = min(60, delay * 2)
     }
-}
-
-/// `body` gets a NULL-terminated array of C strings that live as long as the call.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    var pointers = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { pointers.forEach { free($0) } }
-    return body(pointers)
 }
