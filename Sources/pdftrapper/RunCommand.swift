@@ -128,19 +128,26 @@ enum StatusCommand: Command {
 enum ScannerAgentCommand: Command {
     static let name = "scanner-agent"
     static let summary = "The daemon's scanner process: polls buttons and scans (started by `run`)."
-    static let synopsis = "scanner-agent --config FILE"
+    static let synopsis = "scanner-agent --config FILE [--profile NAME [--to TARGET.pdf]]"
     static let details = """
     Started by `pdftrapper run` when the config has [[scanner]] entries, so that SANE's backends
     run outside the daemon: one that crashes or hangs costs a restart of this process, never the
     inbox. It polls each scanner's buttons, scans the bound profile into the state folder, and
-    tells the daemon on stdout; the daemon appends each whole batch. Not meant to be run by hand.
+    tells the daemon on stdout; the daemon appends each whole batch. With --profile it scans that
+    profile once, for `pdftrapper scan`, which started it and appends the batch. Not meant to be
+    run by hand.
     """
-    static let arguments = ArgumentSpec(options: ["--config"])
+    static let arguments = ArgumentSpec(options: ["--config", "--profile", "--to"])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
         guard let file = arguments.options["--config"] else {
             context.err("pdftrapper scanner-agent: name the config with --config\nusage: pdftrapper \(synopsis)")
             return .usage
+        }
+        if let profile = arguments.options["--profile"] {
+            return ScannerAgent.scanOnce(configPath: context.absolute(file), profile: profile,
+                                         targetOverride: arguments.options["--to"].map(context.absolute),
+                                         environment: context.environment)
         }
         return ScannerAgent.run(configPath: context.absolute(file), environment: context.environment)
     }

@@ -1,14 +1,13 @@
 import Daemon
 import Foundation
 import Glibc
-import Scanning
 import TrapperCore
 
 /// `pdftrapper scan`: one scan profile, once, from the command line: what a button press does.
 enum ScanCommand: Command {
     static let name = "scan"
     static let summary = "Scan with a profile: every page from the feeder (or one from the glass) into one revision."
-    static let synopsis = "scan --profile NAME [--to TARGET.pdf] [--config FILE] [--state-dir DIR]"
+    static let synopsis = "scan --profile NAME [--to TARGET.pdf] [--stall DURATION] [--config FILE] [--state-dir DIR]"
     static let details = """
     Runs the scan profile NAME of the config ([profile.NAME]): sets the device's source, mode,
     resolution, page size and options, then scans one page from the flatbed, or every page in
@@ -25,20 +24,37 @@ enum ScanCommand: Command {
 
     On a terminal, a line per page shows its size and the scan rate.
 
-      --profile NAME   the [profile.NAME] to run
-      --to FILE        the target PDF, instead of the profile's or the rules'
-      --config FILE    the config (default: the usual search)
-      --state-dir DIR  where the journal and undo history live
+    The scanner's SANE backend runs in a process of its own (`pdftrapper scanner-agent`, as
+    under the daemon), so one that hangs or crashes cannot take the command with it; the command
+    appends the batch itself. A scan that makes no progress for --stall (5 minutes; a page being
+    read counts as progress), and one whose process dies, is stopped: the command names the
+    device and the step (`sane_start (page 3)`) in one line, the pages scanned go to the
+    quarantine folder with a note, and it exits 74, or as the SANE call that failed first says.
+
+      --profile NAME     the [profile.NAME] to run
+      --to FILE          the target PDF, instead of the profile's or the rules'
+      --stall DURATION   stop a scan that makes no progress for this long (default 5m; 90s, 10m)
+      --config FILE      the config (default: the usual search)
+      --state-dir DIR    where the journal and undo history live
 
     Exit codes: 0 scanned, 66 the feeder is empty, 69 no such scanner, 75 the scanner is busy
-    (try again), 65 the pages could not be added (quarantined), 74 I/O, 78 bad config.
+    (try again), 65 the pages could not be added (quarantined), 74 I/O (the scan failed, stalled
+    or its process died), 78 bad config.
     """
-    static let arguments = ArgumentSpec(options: CommandContext.engineOptions.union(["--profile", "--to"]))
+    static let arguments = ArgumentSpec(options: CommandContext.engineOptions.union(["--profile", "--to", "--stall"]))
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
         guard arguments.positionals.isEmpty, let profileName = arguments.options["--profile"] else {
             context.err("pdftrapper scan: name a profile with --profile\nusage: pdftrapper \(synopsis)")
             return .usage
+        }
+        var stall = AgentScan.defaultStallSeconds
+        if let text = arguments.options["--stall"] {
+            guard let seconds = Quantities.seconds(text) ?? Double(text), seconds > 0, seconds.isFinite else {
+                context.err("pdftrapper scan: --stall takes a duration such as 90s or 10m, not \"\(text)\"")
+                return .usage
+            }
+            stall = seconds
         }
         let config: Config
         switch context.loadConfig(arguments.options["--config"].map(context.absolute)) {
@@ -61,40 +77,33 @@ enum ScanCommand: Command {
         let commit = ScanCommit(config: config, store: store)
         for outcome in commit.recover(spool) { context.err("pdftrapper scan: earlier batch \(outcome.summary)") }
 
+        let onTerminal = isatty(STDERR_FILENO) == 1
+        let scan = AgentScan(executable: InboxDaemon.executable, configPath: context.absolute(config.file), profile: profile,
+                             targetOverride: arguments.options["--to"].map(context.absolute), environment: context.environment,
+                             stallSeconds: stall)
         let batch: ScanSpool.Batch
-        let encoder = PageEncoder()
-        do {
-            let session = try SaneSession()
-            let device = try openWaitingBriefly(session, profile.device)
-            batch = try spool.start(profile: profile.name, button: nil, device: device.name,
-                                    targetOverride: arguments.options["--to"].map(context.absolute))
-            let onTerminal = isatty(STDERR_FILENO) == 1
-            do {
-                let applied = try ScanCapture(profile: profile, encoder: encoder).run(on: device, into: batch) { progress in
-                    if onTerminal { context.err(progress.line) }
-                }
-                context.err("pdftrapper scan: \(batch.manifest.pages.count) page\(batch.manifest.pages.count == 1 ? "" : "s") "
-                            + "from \(device.name) (\(applied.source ?? "default source"), \(applied.mode), "
-                            + "\(Int(applied.resolution)) dpi)")
-            } catch ScanCapture.Failure.feederEmpty(let name) {
-                try? batch.remove()
-                context.err("pdftrapper scan: \(name): the document feeder is empty; nothing scanned")
-                return .noInput
-            } catch {
-                if let problem = store.outbox?.scanFailed(profile: profile.name, device: device.name, batch: batch.manifest.name,
-                                                          reason: "the scan failed after \(batch.manifest.pages.count) pages: \(error)") {
-                    context.err("pdftrapper scan: \(problem)")
-                }
-                let outcome = commit.discard(batch, reason: "the scan failed: \(error)")
-                context.err("pdftrapper scan: \(error); \(outcome.summary)")
-                return (error as? ScanError).map(exitCode) ?? .ioError
+        switch scan.run(progress: { progress in if onTerminal { context.err(progress.line) } }) {
+        case .scanned(let folder, let summary):
+            guard let scanned = spool.take(folder) else {
+                context.err("pdftrapper scan: \(summary), but its batch \(folder) is gone from the spool")
+                return .ioError
             }
-        } catch let error as ScanError {
-            context.err("pdftrapper scan: \(error)")
-            return exitCode(error)
-        } catch {
-            context.err("pdftrapper scan: \(error)")
-            return .ioError
+            context.err("pdftrapper scan: \(summary)")
+            batch = scanned
+        case .failed(let code, let reason, let folder):
+            // A batch cut short goes to quarantine; an empty feeder's was removed by the agent.
+            guard let folder, let cutShort = spool.take(folder) else {
+                context.err("pdftrapper scan: \(reason)")
+                return code
+            }
+            let manifest = cutShort.manifest
+            if let problem = store.outbox?.scanFailed(profile: profile.name, device: manifest.device, batch: manifest.name,
+                                                      reason: "the scan failed after \(manifest.pages.count) pages: \(reason)") {
+                context.err("pdftrapper scan: \(problem)")
+            }
+            let outcome = commit.discard(cutShort, reason: "the scan failed: \(reason)")
+            context.err("pdftrapper scan: \(reason); \(outcome.summary)")
+            return code
         }
         let outcome = commit.commit(batch)
         store.log.forEach { context.err("pdftrapper: \($0)") }
@@ -108,33 +117,6 @@ enum ScanCommand: Command {
         default:
             context.err("pdftrapper scan: \(outcome.summary)")
             return .dataError
-        }
-    }
-
-    /// A device the daemon's agent is polling is busy for a moment each poll: try for 3 s before
-    /// calling it busy.
-    static func openWaitingBriefly(_ session: SaneSession, _ pattern: String?) throws(ScanError) -> SaneDevice {
-        var attempt = 0
-        while true {
-            do {
-                return try session.open(matching: pattern)
-            } catch where error.status == .deviceBusy && attempt < 10 {
-                attempt += 1
-                usleep(300_000)
-            }
-        }
-    }
-
-    static func exitCode(_ error: ScanError) -> ExitCode {
-        switch error.status {
-        case .deviceBusy?: .temporaryFailure
-        case .invalid?: .unavailable
-        case nil:
-            switch error {
-            case .noDevice, .library: .unavailable
-            default: .ioError
-            }
-        default: .ioError
         }
     }
 }

@@ -307,6 +307,61 @@ import Testing
         #expect(history.first?.inputs.allSatisfy { !$0.contains(id) } == true, "\(history)")
         #expect(world.spoolBatches() == [])
     }
+
+    /// The test scanner's sane_read made to fail: the command names the call and SANE's status in
+    /// its one line and exits as the status says. After such a failure the backend cancels its
+    /// reader thread asynchronously, which hung the process it ran in now and then: the scan runs
+    /// in the scanner agent, so the command returns in bounded time whatever the backend does (run
+    /// without ScanWorld.scan's second try, so a hang fails here). The failure hits the first page,
+    /// so there are no pages to quarantine; subscribers hear of the failed scan on its device, and
+    /// the scanner scans again at the next run.
+    @Test(arguments: [
+        ("SANE_STATUS_JAMMED", "sane_read: Document feeder jammed", Int32(74)),
+        ("SANE_STATUS_DEVICE_BUSY", "sane_read: Device busy", 75),
+        ("SANE_STATUS_COVER_OPEN", "sane_read: Scanner cover is open", 74),
+        ("SANE_STATUS_NO_DOCS", "sane_read: Document feeder out of documents", 74),
+    ])
+    func readFailuresNameTheStepAndStatus(code: String, message: String, exit: Int32) throws {
+        let world = try ScanWorld.testBackend()
+        let keys = """
+            source = "adf"
+            resolution = 50
+            page_size = "A5"
+            target = "Failing.pdf"
+            """
+        try world.writeConfig(Profiles.onTestScanner("failing", keys, options: "read-return-value = \"\(code)\"")
+                              + Profiles.onTestScanner("working", keys) + """
+            [[notify]]
+            name = "hook"
+            events = ["scan-failed"]
+            url = "http://127.0.0.1:\(WebhookReceiver.freePort())/"
+
+            """)
+        let started = Date()
+        let run = try world.start(["scan", "--profile", "failing", "--config", "config.toml"]).wait(timeout: 90)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(!run.timedOut && seconds < 60, "returned after \(Int(seconds)) s: \(run)")
+        #expect(run.status == exit, "\(run)")
+        let reason = run.stderr.split(separator: "\n").map(String.init).filter { $0.contains(message) }
+        #expect(reason.count == 1 && reason[0].hasPrefix("pdftrapper scan: \(message);"), "one line: \(run)")
+        #expect(reason.first?.contains("quarantined: the scan failed: \(message)") == true, "\(run)")
+
+        #expect(!FileManager.default.fileExists(atPath: world.library + "/Failing.pdf"))
+        #expect(world.spoolBatches() == [])
+        let quarantined = FileManager.default.enumerator(atPath: world.quarantine)?.allObjects as? [String] ?? []
+        #expect(quarantined.filter { $0.hasSuffix(".jpg") } == [], "no page was read: \(quarantined)")
+        let events = try world.pdftrapper(["events", "--config", "config.toml", "--json"]).stdout
+            .split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["event"] as? [String: Any] }
+        let failed = events.filter { $0["event"] as? String == "scan-failed" }
+        #expect(failed.count == 1 && failed.first?["device"] as? String == "test:0"
+                && failed.first?["profile"] as? String == "failing", "\(events)")
+        #expect((failed.first?["reason"] as? String)?.contains("after 0 pages: \(message)") == true, "\(events)")
+
+        let next = try world.scan("working")
+        #expect(next.status == 0, "\(next)")
+        try PDFReaders.requireAllAgree(world.library + "/Failing.pdf", pages: 10)
+    }
 }
 
 /// `pdftrapper scan` against the tests' `tiny` scanner, whose sheets are numbered (page K shows K
@@ -540,6 +595,148 @@ import Testing
         #expect(failed?["profile"] as? String == "big" && failed?["device"] as? String == "tiny:0", "\(events)")
         #expect((failed?["reason"] as? String ?? "").contains("Error during device I/O"), "\(events)")
         #expect(events.filter { $0["event"] as? String == "quarantined" }.count == 1, "\(events)")
+    }
+
+    enum Breakdown: CaseIterable { case hang, crash }
+
+    /// A backend that hangs, or a scan process that dies, in the middle of a batch: the command
+    /// ends the scan's process (group), says in one line which device and which step, exits 74, and
+    /// the page already scanned goes to quarantine with a note. The hang is real, inside
+    /// sane_start: the tiny scanner writes its log line there, and with the log a FIFO nobody reads
+    /// the open never returns. The crash is a SIGKILL of the scan process stuck there (as the OOM
+    /// killer would); with the default --stall of 5 minutes, only its death can end the command.
+    @Test(arguments: Breakdown.allCases)
+    func aScannerThatHangsOrDiesMidBatchIsStoppedAndItsPagesQuarantined(_ breakdown: Breakdown) throws {
+        let tiny = try TinySane.make()
+        let world = try ScanWorld.tiny(tiny)
+        try world.writeConfig(Self.profile("x", source: "adf"))
+        try tiny.loadFeeder(3)
+        let gate = try LogGate(tiny)
+        let stall = breakdown == .hang ? ["--stall", "8s"] : []
+        let child = try world.start(["scan", "--profile", "x", "--config", "config.toml"] + stall)
+        #expect(letOneLineThrough(gate, world) == "open")
+        #expect(letOneLineThrough(gate, world)?.hasPrefix("start page=1 ") == true)
+        let spooled = eventually(timeout: 60) {
+            world.spoolBatches().contains { batch in
+                ((try? world.contents(world.spool + "/" + batch)) ?? []).contains { $0.hasSuffix("-p0001.jpg") }
+            }
+        }
+        #expect(spooled, "page 1 never reached the spool")
+        // Page 2 is taken from the feeder, then sane_start waits for ever at its log line.
+        #expect(eventually(timeout: 30) { tiny.feederCount == 1 && waitsForTheLog(world) }, "page 2 never started")
+        let stuck = Date()
+        if breakdown == .crash {
+            let agents = scanAgents(world)
+            #expect(agents.count == 1, "one scan process: \(agents)")
+            agents.forEach { kill($0, SIGKILL) }
+        }
+        let run = child.wait(timeout: 90)
+        let seconds = Date().timeIntervalSince(stuck)
+        switch breakdown {
+        case .hang: #expect(seconds > 7 && seconds < 45, "stopped after \(Int(seconds)) s")
+        case .crash: #expect(seconds < 30, "returned after \(Int(seconds)) s")
+        }
+        #expect(!run.timedOut && run.status == 74, "\(run)")
+        let reason = switch breakdown {
+        case .hang: "tiny:0: no progress for 8s during sane_start (page 2); the scan was stopped"
+        case .crash: "tiny:0: the scan's process was killed by signal 9 during sane_start (page 2)"
+        }
+        let lines = run.stderr.split(separator: "\n").map(String.init).filter { $0.contains(reason) }
+        #expect(lines.count == 1 && lines[0].hasPrefix("pdftrapper scan: \(reason); "), "one line: \(run)")
+        #expect(scanAgents(world) == [], "the scan process is gone")
+
+        #expect(!FileManager.default.fileExists(atPath: world.library + "/Tiny.pdf"))
+        #expect(world.spoolBatches() == [])
+        let batches = try world.contents(world.quarantine)
+        #expect(batches.count == 1, "\(batches)")
+        let folder = world.quarantine + "/" + (batches.first ?? "")
+        let files = try world.contents(folder)
+        #expect(files.count == 2 && files[0].hasSuffix("-p0001.jpg") && files[1] == files[0] + ".why.txt", "\(files)")
+        let note = try String(contentsOfFile: folder + "/" + files[files.count - 1], encoding: .utf8)
+        #expect(note.contains("reason: the scan failed: \(reason)"), "\(note)")
+
+        // The scanner was never the trouble: with the log readable again, the next run scans.
+        try FileManager.default.removeItem(atPath: gate.path)
+        let next = try world.scan("x")
+        #expect(next.status == 0, "\(next)")
+        try PDFReaders.requireAllAgree(world.library + "/Tiny.pdf", pages: 1)
+    }
+
+    /// A read fails (the scanner unplugged), and closing the device then hangs, as some backends
+    /// hang cancelling their reader thread after a failure: the command reports the failure as it
+    /// would have anyway, and stops the scan's process once closing has taken 20 s. The hang: the
+    /// tiny scanner's "close" log line, with the log a FIFO nobody reads any more.
+    @Test func aDeviceThatHangsClosingAfterAFailedReadStillEndsTheCommand() throws {
+        let tiny = try TinySane.make()
+        let world = try ScanWorld.tiny(tiny)
+        try world.writeConfig(Self.profile("x", source: "adf"))
+        try tiny.loadFeeder(3)
+        let gate = try LogGate(tiny)
+        let child = try world.start(["scan", "--profile", "x", "--config", "config.toml"])
+        #expect(letOneLineThrough(gate, world) == "open")
+        #expect(letOneLineThrough(gate, world)?.hasPrefix("start page=1 ") == true)
+        let spooled = eventually(timeout: 60) {
+            world.spoolBatches().contains { batch in
+                ((try? world.contents(world.spool + "/" + batch)) ?? []).contains { $0.hasSuffix("-p0001.jpg") }
+            }
+        }
+        #expect(spooled, "page 1 never reached the spool")
+        try tiny.unplug()
+        // Page 2's sane_start goes through (it looked for the plug before its log line); its
+        // sane_read fails, and sane_close then waits at its "close" line for ever.
+        #expect(letOneLineThrough(gate, world)?.hasPrefix("start page=2 ") == true)
+        let failed = Date()
+        let run = child.wait(timeout: 90)
+        let seconds = Date().timeIntervalSince(failed)
+        #expect(!run.timedOut && seconds > 15 && seconds < 50, "returned after \(Int(seconds)) s: \(run)")
+        #expect(run.status == 74, "\(run)")
+        let lines = run.stderr.split(separator: "\n").map(String.init).filter { $0.contains("Error during device I/O") }
+        #expect(lines.count == 1 && lines[0].hasPrefix("pdftrapper scan: sane_read: Error during device I/O; "), "\(run)")
+        #expect(scanAgents(world) == [], "the scan process is gone")
+        let batches = try world.contents(world.quarantine)
+        let files = try world.contents(world.quarantine + "/" + (batches.first ?? ""))
+        #expect(batches.count == 1 && files.count == 2 && files[0].hasSuffix("-p0001.jpg"), "\(batches) \(files)")
+        #expect(world.spoolBatches() == [])
+    }
+
+    /// Lets through the one line the tiny scanner waits to log, and no later one. Once the scan
+    /// process waits to open the log FIFO, the FIFO is moved aside and a new one, which nobody
+    /// reads, takes its place; only then is the old one read, to its end. (LogGate.pass reads until
+    /// a line comes, then closes: a line logged within that moment would get through too.)
+    func letOneLineThrough(_ gate: LogGate, _ world: ScanWorld) -> String? {
+        guard eventually(timeout: 60, { waitsForTheLog(world) }) else { return nil }
+        let aside = gate.path + ".passed"
+        guard rename(gate.path, aside) == 0, mkfifo(gate.path, 0o644) == 0 else { return nil }
+        defer { unlink(aside) }
+        let descriptor = open(aside, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let end = Date().addingTimeInterval(30)
+        // To the end of the writer's line and its close, so that it no longer waits here.
+        while Date() < end {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count > 0 { text += buffer[0..<count] }
+            if count == 0 && text.last == 0x0A { break }
+            usleep(1000)
+        }
+        return text.last == 0x0A ? String(decoding: text.dropLast(), as: UTF8.self) : nil
+    }
+
+    /// Whether the scan process is blocked opening a FIFO: the tiny scanner's log, nobody reading it.
+    func waitsForTheLog(_ world: ScanWorld) -> Bool {
+        scanAgents(world).contains { (try? String(contentsOfFile: "/proc/\($0)/wchan", encoding: .utf8)) == "wait_for_partner" }
+    }
+
+    /// The scan processes (`pdftrapper scanner-agent --profile ...`) running on this world's config.
+    func scanAgents(_ world: ScanWorld) -> [pid_t] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { name in
+            guard let pid = pid_t(name), let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return nil }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.contains("scanner-agent") && arguments.contains(world.root + "/config.toml") ? pid : nil
+        }
     }
 }
 

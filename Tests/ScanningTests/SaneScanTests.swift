@@ -288,28 +288,9 @@ extension SaneTests {
             }
         }
 
-        // Disabled: in the test process, SANE's test backend cancels its reader thread
-        // asynchronously after the injected read failure, and three clean-clone runs in a row hung
-        // there (a dead thread holding glibc's loader lock, or a pthread_join that never returns).
-        // To come back in a child process; the same mapping is covered from outside by
-        // ScanCommandTests' unplugged-mid-batch case (exit 74, "sane_read: Error during device I/O").
-        @Test(.disabled("hangs the test process: SANE test backend's asynchronous reader-thread cancel"), arguments: [
-            ("SANE_STATUS_JAMMED", SaneStatus.jammed, "sane_read: Document feeder jammed"),
-            ("SANE_STATUS_DEVICE_BUSY", .deviceBusy, "sane_read: Device busy"),
-            ("SANE_STATUS_COVER_OPEN", .coverOpen, "sane_read: Scanner cover is open"),
-            ("SANE_STATUS_NO_DOCS", .noDocs, "sane_read: Document feeder out of documents"),
-        ])
-        func readFailuresNameTheStepAndStatus(code: String, status: SaneStatus, message: String) throws {
-            try SaneTestConfig.withDevice { device in
-                try device.setResolution(10)
-                try device.set("read-return-value", .string(code))
-                let error = try #require(throws: ScanError.self) { try device.scanPage() }
-                #expect(error == .sane(step: "sane_read", status: status))
-                #expect(error.description == message)
-                try device.set("read-return-value", .string("Default"))
-                #expect(try device.scanPage() != nil)
-                device.cancel()
-            }
-        }
+        // A read failure is not tested here, in the test process: after it SANE's test backend
+        // cancels its reader thread asynchronously, and three clean-clone runs in a row hung there.
+        // `pdftrapper scan` scans in a process of its own for that reason; ScanCommandTests'
+        // readFailuresNameTheStepAndStatus injects the failures there, through the binary.
     }
 }

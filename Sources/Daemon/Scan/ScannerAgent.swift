@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import Scanning
@@ -152,5 +153,129 @@ public final class ScannerAgent {
     /// A batch line comes before the `idle` that ends its scan.
     private func say(_ message: AgentMessage) {
         AgentMessage.say(message)
+    }
+}
+
+extension ScannerAgent {
+    /// `pdftrapper scanner-agent --profile NAME`: one scan of one profile, for `pdftrapper scan`,
+    /// which started it (AgentScan) and appends the batch itself. SANE runs here and not in the
+    /// command, so a backend that hangs or crashes costs this process, never the command. It says
+    /// which SANE call comes next, so that a hang is found and named from outside, and what a
+    /// failed call returned before the scan is cancelled, as cancelling is where some backends hang.
+    public static func scanOnce(configPath: String, profile name: String, targetOverride: String?,
+                                environment: [String: String]) -> ExitCode {
+        // Ends with the command (Ctrl-C, kill -9): its batch stays in the spool cut short, for the
+        // next run to quarantine, as when the command scanned by itself.
+        _ = trapper_die_with_parent()
+        // A command that went away makes `say` fail with EPIPE, and the agent ends quietly.
+        signal(SIGPIPE, SIG_IGN)
+        let say = AgentMessage.say
+        func failed(_ code: ExitCode, _ reason: String) -> ExitCode {
+            say(.failed(code, reason))
+            return code
+        }
+        let config: Config
+        do { config = try ConfigLoader.load(file: configPath, environment: environment) } catch {
+            return failed(.config, "\(error)")
+        }
+        guard let profile = config.profiles.first(where: { $0.name == name }) else {
+            return failed(.config, "no profile \"\(name)\" in \(configPath)")
+        }
+        let encoder = PageEncoder()
+        say(.step("sane_init"))
+        var session: SaneSession?
+        var device: SaneDevice?
+        do throws(ScanError) {
+            session = try SaneSession()
+            say(.step("sane_open \(profile.device ?? "(the first device)")"))
+            device = try openWaitingBriefly(session!, profile.device)
+        } catch {
+            return failed(error.exitCode, "\(error)")
+        }
+        guard let opened = device else { return .ioError }
+        say(.device(opened.name))
+        let code = scan(profile, on: opened, targetOverride: targetOverride, stateDir: config.daemon.stateDir, encoder: encoder)
+        say(.step("sane_close"))
+        device = nil
+        say(.step("sane_exit"))
+        session = nil
+        return code
+    }
+
+    /// The scan itself, once the device is open: its batch, its pages, and what became of it.
+    private static func scan(_ profile: ScanProfile, on device: SaneDevice, targetOverride: String?, stateDir: String,
+                             encoder: PageEncoder) -> ExitCode {
+        let say = AgentMessage.say
+        let spool = ScanSpool(stateDir: stateDir)
+        let batch: ScanSpool.Batch
+        do {
+            batch = try spool.start(profile: profile.name, button: nil, device: device.name, targetOverride: targetOverride)
+        } catch {
+            say(.failed(.ioError, "cannot start a batch in \(spool.folder): \(error)"))
+            return .ioError
+        }
+        say(.spooling(batch.folder))
+        var page = 1
+        device.watcher = { step in
+            switch step {
+            case .calling("sane_cancel"): say(.step("sane_cancel"))
+            case .calling(let call): say(.step("\(call) (page \(page))"))
+            case .failed(let error): say(.trouble(error.exitCode, "\(error)"))
+            }
+        }
+        defer { device.watcher = nil }
+        say(.step("sane_control_option (the profile's settings)"))
+        do {
+            let applied = try ScanCapture(profile: profile, encoder: encoder).run(on: device, into: batch) { progress in
+                say(.page(progress))
+                page = progress.page + 1
+            }
+            batch.release()
+            let count = batch.manifest.pages.count
+            say(.scanned("\(count) page\(count == 1 ? "" : "s") from \(device.name) (\(applied.source ?? "default source"), "
+                         + "\(applied.mode), \(Int(applied.resolution)) dpi)"))
+            say(.batch(batch.folder))
+            return .ok
+        } catch ScanCapture.Failure.feederEmpty(let name) {
+            try? batch.remove()
+            say(.failed(.noInput, "\(name): the document feeder is empty; nothing scanned"))
+            return .noInput
+        } catch {
+            batch.release()
+            let code = (error as? ScanError)?.exitCode ?? .ioError
+            say(.failed(code, "\(error)"))
+            return code
+        }
+    }
+
+    /// A device the daemon's agent is polling is busy for a moment each poll: try for 3 s before
+    /// calling it busy.
+    static func openWaitingBriefly(_ session: SaneSession, _ pattern: String?) throws(ScanError) -> SaneDevice {
+        var attempt = 0
+        while true {
+            do {
+                return try session.open(matching: pattern)
+            } catch where error.status == .deviceBusy && attempt < 10 {
+                attempt += 1
+                usleep(300_000)
+            }
+        }
+    }
+}
+
+extension ScanError {
+    /// What `pdftrapper scan` exits with when its scan fails so: 75 busy (try again), 69 no such
+    /// scanner (or no SANE), else 74.
+    public var exitCode: ExitCode {
+        switch status {
+        case .deviceBusy?: .temporaryFailure
+        case .invalid?: .unavailable
+        case nil:
+            switch self {
+            case .noDevice, .library: .unavailable
+            default: .ioError
+            }
+        default: .ioError
+        }
     }
 }
