@@ -28,11 +28,17 @@ public final class PDFFileSource: PDFByteSource, @unchecked Sendable {
     private let handle: FileHandle
     private let lock = NSLock()  // seek + read must not interleave
 
+    /// Only a regular file: opened without blocking, so that a FIFO (or a device) where a PDF
+    /// should be is refused at once with the reason, instead of hanging its reader for ever.
     public init(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw PDFError.io(.readingFile, offset: 0, "cannot open \(path)")
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw PDFError.io(.readingFile, offset: 0, "cannot open \(path)") }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw PDFError.io(.readingFile, offset: 0, "\(path) is not a regular file; only regular files are read")
         }
-        self.handle = handle
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
             length = Int(try handle.seekToEnd())
         } catch {

@@ -122,14 +122,16 @@ public struct PDFPageEditor {
             throw PDFPageEditError(.insertBlank, page: index, .badPageSize(width: width, height: height))
         }
         makeUnique()
-        // Before the page now at `index`, or after the last one.
-        let neighbour = try located(min(index, pageCount - 1), .insertBlank)
-        let (node, position) = tree.position(of: neighbour)
         let blank: PDFDictionary = [
             .type: .name("Page"),
             "MediaBox": [0, 0, PDFPageTree.number(width), PDFPageTree.number(height)],
             "Resources": .dictionary([:]),
         ]
+        // A document of no pages (a file whose page tree was rebuilt empty) takes it at its root.
+        guard pageCount > 0 else { return tree.attach(tree.makePage(blank, origin: nil), to: tree.root, at: 0) }
+        // Before the page now at `index`, or after the last one.
+        let neighbour = try located(min(index, pageCount - 1), .insertBlank)
+        let (node, position) = tree.position(of: neighbour)
         tree.attach(tree.makePage(blank, origin: nil), to: node, at: index < pageCount ? position : position + 1)
     }
 
