@@ -26,9 +26,10 @@ test: deps
 	# recorded paths against the debug binary (`make powerloss` explores all of them).
 	cd Tests/PowerLoss && python3 -m unittest -v test_explorer
 	timeout 900 python3 Tests/PowerLoss/powerloss.py --reduced --max-states 120 --bin $(CURDIR)/.build/debug/pdftrapper
-	# Damaged targets (a page tree pointing nowhere, no /Root, every xref entry wrong, ...) through
-	# ingest, the daemon and edit scripts: the old bytes, or a readable result with them kept for undo.
-	cd Tests/Damaged && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_damaged
+	# Damaged targets (a page tree pointing nowhere, no /Root, every xref entry wrong, a FIFO, ...)
+	# through ingest, the daemon and edit scripts: the old bytes, or a readable result with them kept
+	# for undo; and another program's save, which recovery never cuts.
+	cd Tests/Damaged && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_damaged test_other_programs
 	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
 	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
 	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload

@@ -36,6 +36,9 @@ public struct JournalRecord: Codable, Sendable, Equatable {
     /// record then stays until some process has queued its event. And the host it happened on.
     public var announce: Bool?
     public var host: String?
+    /// For an append: the file as it began (`0..<oldLength`, the hash of its last 64 KiB), so that
+    /// recovery cuts only the file it was appending to, never one another program saved since.
+    public var before: TargetState.Span?
     /// For a rewrite: the new file (recovery finds it done when the target has these bytes), the
     /// target's state once it is done, and the state folder's files it no longer needs (removed
     /// once that state is saved).

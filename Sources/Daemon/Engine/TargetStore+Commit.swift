@@ -111,13 +111,16 @@ extension TargetStore {
             throw EngineError.unreadable(target: target, reason: "\(error)")
         }
         let base = reader.tail.fileLength
-        let journal = announcing(JournalRecord(kind: .append, target: target, oldLength: base, origin: origin))
+        var journal = announcing(JournalRecord(kind: .append, target: target, oldLength: base, origin: origin))
+        journal.before = try? TargetState.Span.read(target, base: 0, end: base)
         try writeJournal(journal, key)
         CrashPoint.afterJournal.hit()
         var remembered = false
+        var written: FileHandle?
+        defer { try? written?.close() }
         do {
             let handle = try openForWriting(target)
-            defer { try? handle.close() }
+            written = handle
             let output = try PDFFileOutput(handle: handle)
             var writer = try Writer(base: .appending(reader.tail), output: output)
             let record = try write(&writer, base: base, reader: reader, target: target, build: build)
@@ -133,8 +136,13 @@ extension TargetStore {
             return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: nil)
         } catch {
             // Once the state says the revision is there, it stays (recovery clears the journal).
-            // Before that nothing of it may stay: cut back, and forget the journal only if that worked.
-            if !remembered, (try? folders.truncate(target, to: base)) != nil { try? clearJournal(key) }
+            // Before that nothing of it may stay: cut back through the descriptor written (a file
+            // another program renamed over the target meanwhile is not this one, and is never cut),
+            // and forget the journal only if that worked. Nothing opened, nothing written.
+            if !remembered {
+                let cut = written.map { ftruncate($0.fileDescriptor, off_t(base)) == 0 && fsync($0.fileDescriptor) == 0 } ?? true
+                if cut { try? clearJournal(key) }
+            }
             throw Self.engineError(error, target: target)
         }
     }

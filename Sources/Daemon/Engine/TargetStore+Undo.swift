@@ -106,8 +106,9 @@ extension TargetStore {
             }
         }
         do {
-            let journal = announcing(JournalRecord(kind: .append, target: target, oldLength: length,
+            var journal = announcing(JournalRecord(kind: .append, target: target, oldLength: length,
                                                    origin: RevisionOrigin(madeBy: "redo")))
+            journal.before = try TargetState.Span.read(target, base: 0, end: length)
             try writeJournal(journal, key)
             try appendFile(undone.tailFile, to: target)
             let span = try TargetState.Span.read(target, base: undone.span.base, end: undone.span.end)

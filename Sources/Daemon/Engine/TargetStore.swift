@@ -111,8 +111,14 @@ public final class TargetStore {
                     try folders.remove(target)
                     log.append("\(target): removed a new file whose first revision did not finish")
                 } else if let length, length > record.oldLength {
-                    try folders.truncate(target, to: record.oldLength)
-                    log.append("\(target): rolled back an unfinished revision (\(length - record.oldLength) bytes)")
+                    // Only the file the revision was appended to: one another program saved over
+                    // it meanwhile (a new file renamed into place) has other bytes there, and stays.
+                    if let before = record.before, (try? TargetState.Span.read(target, base: 0, end: record.oldLength)) != before {
+                        log.append("\(target): another program changed it since an unfinished revision began; left as it is")
+                    } else {
+                        try folders.truncate(target, to: record.oldLength)
+                        log.append("\(target): rolled back an unfinished revision (\(length - record.oldLength) bytes)")
+                    }
                 }
             case .undo:
                 let done = targetState.redo.last.map { $0.span.base == record.newLength && $0.span.end == record.oldLength } ?? false
