@@ -183,29 +183,33 @@ extension ScannerAgent {
         }
         let encoder = PageEncoder()
         say(.step("sane_init"))
-        var session: SaneSession?
-        var device: SaneDevice?
-        do throws(ScanError) {
-            session = try SaneSession()
-            say(.step("sane_open \(profile.device ?? "(the first device)")"))
-            device = try openWaitingBriefly(session!, profile.device)
-        } catch {
-            return failed(error.exitCode, "\(error)")
+        let session: SaneSession
+        do throws(ScanError) { session = try SaneSession() } catch { return failed(error.exitCode, "\(error)") }
+        // The outcome is said before the device is closed and SANE ended, and each of those steps
+        // before it is taken: a hang in either is named, and comes after what the user needs.
+        return withExtendedLifetime(session) {
+            var device: SaneDevice?
+            do throws(ScanError) {
+                say(.step("sane_open \(profile.device ?? "(the first device)")"))
+                device = try openWaitingBriefly(session, profile.device)
+            } catch {
+                return failed(error.exitCode, "\(error)")
+            }
+            let code = device.map {
+                scan(profile, on: $0, targetOverride: targetOverride, stateDir: config.daemon.stateDir, encoder: encoder)
+            }
+            say(.step("sane_close"))
+            device = nil
+            say(.step("sane_exit"))
+            return code ?? .ioError
         }
-        guard let opened = device else { return .ioError }
-        say(.device(opened.name))
-        let code = scan(profile, on: opened, targetOverride: targetOverride, stateDir: config.daemon.stateDir, encoder: encoder)
-        say(.step("sane_close"))
-        device = nil
-        say(.step("sane_exit"))
-        session = nil
-        return code
     }
 
     /// The scan itself, once the device is open: its batch, its pages, and what became of it.
     private static func scan(_ profile: ScanProfile, on device: SaneDevice, targetOverride: String?, stateDir: String,
                              encoder: PageEncoder) -> ExitCode {
         let say = AgentMessage.say
+        say(.device(device.name))
         let spool = ScanSpool(stateDir: stateDir)
         let batch: ScanSpool.Batch
         do {
