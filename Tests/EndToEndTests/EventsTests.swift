@@ -22,6 +22,24 @@ import Testing
         return (scratch, daemon)
     }
 
+    /// A folder with a config whose one rule takes everything and whose one subscriber, `hook`,
+    /// hears `events` at `receiver`; no daemon started. Returns it and the config's path.
+    func hooked(_ events: [String], _ receiver: WebhookReceiver) throws -> (Scratch, String) {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders() + """
+            [[rule]]
+            name = "all"
+            target = "All.pdf"
+            [[notify]]
+            name = "hook"
+            events = [\(events.map { "\"\($0)\"" }.joined(separator: ", "))]
+            url = "\(receiver.url("/ok"))"
+
+            """)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox", withIntermediateDirectories: true)
+        return (scratch, scratch.path + "/config.toml")
+    }
+
     /// Drops a picture and waits until the target has `pages` pages; returns the picture's SHA-256.
     @discardableResult
     func drop(_ name: String, _ scratch: Scratch, pages: Int, _ daemon: DaemonProcess) throws -> String {
@@ -296,19 +314,7 @@ import Testing
     /// not announce it twice.
     @Test func aQuarantineKilledAfterItsEventIsAnnouncedOnce() throws {
         let receiver = try WebhookReceiver()
-        let scratch = try Scratch()
-        try scratch.write("config.toml", TestConfig.folders() + """
-            [[rule]]
-            name = "all"
-            target = "All.pdf"
-            [[notify]]
-            name = "hook"
-            events = ["quarantined"]
-            url = "\(receiver.url("/ok"))"
-
-            """)
-        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox", withIntermediateDirectories: true)
-        let config = scratch.path + "/config.toml"
+        let (scratch, config) = try hooked(["quarantined"], receiver)
         let killed = try DaemonProcess(config: config, in: scratch.url, environment: ["PDFTRAPPER_CRASH_AT": "quarantine-announced"])
         #expect(killed.notify.wait(for: "READY=1"), "log: \(killed.log)")
         _ = try scratch.write("inbox/junk.pdf", "not a PDF at all")
@@ -332,18 +338,7 @@ import Testing
 
     @Test func aRevisionKilledBeforeItsEventWasQueuedIsAnnouncedByRecovery() throws {
         let receiver = try WebhookReceiver()
-        let scratch = try Scratch()
-        try scratch.write("config.toml", TestConfig.folders() + """
-            [[rule]]
-            name = "all"
-            target = "All.pdf"
-            [[notify]]
-            name = "hook"
-            events = ["revision"]
-            url = "\(receiver.url("/ok"))"
-
-            """)
-        let config = scratch.path + "/config.toml"
+        let (scratch, config) = try hooked(["revision"], receiver)
         try TestImages.make(scratch.path + "/a.png", width: 100, height: 100)
         try TestImages.make(scratch.path + "/b.png", width: 110, height: 100)
         // Killed once the revision is durable and the state says so, before the outbox is written.
