@@ -28,7 +28,7 @@ _pdftrapper_options() {
         status) echo "--config --json" ;;
         events) echo "--config --retry --json" ;;
         ingest) echo "--to --config --rule --state-dir" ;;
-        scan) echo "--profile --to --config --state-dir" ;;
+        scan) echo "--profile --to --stall --config --state-dir" ;;
         apply | redo | compact | recover) echo "--config --state-dir" ;;
         annotations) echo "--page" ;;
         history) echo "--thumbnails" ;;
