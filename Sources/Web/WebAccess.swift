@@ -99,10 +99,7 @@ public final class WebAccess: @unchecked Sendable {
 
     /// Replaces `path` with `data`, readable by this user alone (mode 0600, fsynced).
     static func writePrivate(_ path: String, _ data: Data) throws(Durable.Failure) {
-        let previous = umask(0o077)
-        defer { umask(previous) }
-        try Durable.replace(path, with: data)
-        chmod(path, 0o600)
+        try Durable.replace(path, with: data, mode: 0o600)
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {

@@ -60,9 +60,11 @@ public enum Durable {
     }
 
     /// Writes `data` to a temporary name beside `path`, fsyncs it, renames it over `path` and
-    /// fsyncs the folder: a reader sees the old content or the new, never a mix.
-    public static func replace(_ path: String, with data: Data) throws(Failure) {
-        try replace(path, with: data, synced: true)
+    /// fsyncs the folder: a reader sees the old content or the new, never a mix. `mode`: the new
+    /// file's permissions (0600 for a secret), set on the file itself, never through the process's
+    /// umask, which every thread shares.
+    public static func replace(_ path: String, with data: Data, mode: mode_t = 0o644) throws(Failure) {
+        try replace(path, with: data, synced: true, mode: mode)
         try syncFolder(parent(of: path))
     }
 
@@ -77,10 +79,11 @@ public enum Durable {
     /// The bytes under a temporary name beside `path` (fsynced when `synced`), renamed over it.
     /// Written here, not with FileManager.createFile: that stages its own temporary file and fsyncs
     /// it too, one fsync and one rename more for every scanned page and spool manifest.
-    private static func replace(_ path: String, with data: Data, synced: Bool) throws(Failure) {
+    private static func replace(_ path: String, with data: Data, synced: Bool, mode: mode_t = 0o644) throws(Failure) {
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw Failure(step: "create", path: temporary, code: errno) }
+        if mode != 0o644 { fchmod(fd, mode) }  // a leftover temporary keeps its old mode through O_CREAT
         let written = data.withUnsafeBytes { writeAll(fd, $0) }
         let code = written != 0 ? written : (synced && fsync(fd) != 0 ? errno : 0)
         close(fd)
