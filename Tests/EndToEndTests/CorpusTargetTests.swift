@@ -19,7 +19,7 @@ import Testing
     @Test(arguments: PDFCorpus.unencrypted(try ProducedCorpus.files()))
     func producedFile(source: String) throws { try appendUndoRedo(source: source) }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
     func sharedCorpusFile(source: String) throws { try appendUndoRedo(source: source) }
 
     func appendUndoRedo(source: String) throws {

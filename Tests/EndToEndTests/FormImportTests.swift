@@ -13,7 +13,7 @@ import Testing
     }
 
     /// pdflatex's form imported into a new file, then into LibreOffice's (the shared corpus).
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing)) func sharedCorpusFormsJoin() throws {
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)")) func sharedCorpusFormsJoin() throws {
         try importedFieldsJoinANewAndAnExistingForm(
             incoming: PDFCorpus.file("pdflatex-forms.pdf"), existing: PDFCorpus.file("libreoffice-form.pdf"))
     }

@@ -117,7 +117,7 @@ import TrapperCore
     }
 
     /// One needs a password.
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func readsTheTailOfEverySharedCorpusFile() throws {
         try readsTheTailOfEveryFile(PDFCorpus.files(), encrypted: 1)
     }
@@ -163,7 +163,7 @@ import TrapperCore
     /// qpdf's object streams.
     @Test func theProducedFilesNeedTheDecoder() throws { try needTheDecoder(ProducedCorpus.files(), atLeast: 1) }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func theSharedCorpusNeedsTheDecoder() throws { try needTheDecoder(PDFCorpus.files(), atLeast: 4) }
 
     /// Without the decoder, files with compressed xref streams are refused: proves the corpus

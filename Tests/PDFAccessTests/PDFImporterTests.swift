@@ -35,7 +35,7 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
         try importsEveryPageFaithfully(ProducedCorpus.readableFiles(), atLeast: 12)
     }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func importsEverySharedCorpusPageFaithfully() throws {
         try importsEveryPageFaithfully(PDFCorpus.readableFiles(), atLeast: 10)
     }
@@ -97,7 +97,7 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
     }
 
     /// pdflatex puts /MediaBox on the page-tree node; LibreOffice puts /Resources there.
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func makesInheritedAttributesOfSharedCorpusFilesExplicit() throws {
         try makesInheritedAttributesExplicit(["pdflatex-4-pages.pdf", "002-trivial-libre-office-writer.pdf",
                                               "google-doc-document.pdf"].map(PDFCorpus.file))
@@ -124,7 +124,7 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
             ["ghostscript-outline.pdf", "qpdf-object-streams.pdf", "reportlab-form.pdf", "pypdf-form.pdf"].map(ProducedCorpus.file))
     }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func keepsOtherPagesOutOfSharedCorpusFiles() throws {
         try keepsOtherPagesOutAndPointsAnnotationsAtTheNewPage(
             ["pdflatex-outline.pdf", "pdflatex-forms.pdf", "libreoffice-form.pdf"].map(PDFCorpus.file))
@@ -208,7 +208,7 @@ func importWholeDocument(_ source: String) throws -> (revision: PDFRevision, pag
         try refusesFilesThatNeedAUserPassword(ProducedCorpus.files())
     }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func refusesSharedCorpusFilesThatNeedAUserPassword() throws {
         try refusesFilesThatNeedAUserPassword(PDFCorpus.files())
     }

@@ -96,7 +96,7 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
         try repairsDamagedCopies(of: Self.rewritable(ProducedCorpus.files()), atLeast: 25)
     }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func repairsDamagedCopiesOfTheSharedCorpus() throws {
         try repairsDamagedCopies(of: Self.rewritable(PDFCorpus.files()), atLeast: 25)
     }
@@ -158,7 +158,7 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
                                         "qpdf-object-streams.pdf"].map(ProducedCorpus.file))
     }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func repairKeepsStreamsOfSharedCorpusFilesAsStored() throws {
         try repairKeepsStreamsAsStored(["pdflatex-image.pdf", "google-doc-document.pdf", "imagemagick-images.pdf"]
             .map(PDFCorpus.file))
@@ -236,7 +236,7 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
         try compactsWithoutChangingTheirPages(Self.rewritable(ProducedCorpus.files()))
     }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func compactsSharedCorpusFilesWithoutChangingTheirPages() throws {
         try compactsWithoutChangingTheirPages(Self.rewritable(PDFCorpus.files()))
     }
@@ -269,7 +269,7 @@ func storedStreams(_ path: String) throws -> [PDFStream] {
         try refusesEncryptedFiles(encrypted)
     }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"))
     func refusesEncryptedSharedCorpusFiles() throws {
         let encrypted = try PDFCorpus.files().filter(PDFCorpus.isEncrypted)
         #expect(!encrypted.isEmpty)

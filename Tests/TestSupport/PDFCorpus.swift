@@ -1,10 +1,9 @@
 import Foundation
-import Testing
 
 /// The shared corpus of real PDFs (`../shared/pdf-corpus` next to the package, or
 /// `$PDFTRAPPER_PDF_CORPUS`), and what the independent readers say about each file. A clone on its
 /// own has no ../shared: the tests that read it are enabled only when it is there
-/// (`.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing)`), and `ProducedCorpus` covers the same
+/// (`.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)")`), and `ProducedCorpus` covers the same
 /// ground with files made at test time.
 public enum PDFCorpus {
     public struct Missing: Error, CustomStringConvertible {
@@ -32,9 +31,10 @@ public enum PDFCorpus {
     /// skipped: `files()` fails the test.
     public static let isPresent = FileManager.default.fileExists(atPath: directory)
 
-    /// The one line a test that needs the corpus is skipped with; `make test` counts them.
-    public static var missing: Comment {
-        Comment(rawValue: "../shared/pdf-corpus is missing (looked in \(directory); PDFTRAPPER_PDF_CORPUS sets another)")
+    /// The one line a test that needs the corpus is skipped with; `make test` counts them. A
+    /// string (TestSupport is built in release builds too, where Swift Testing is not).
+    public static var missing: String {
+        "../shared/pdf-corpus is missing (looked in \(directory); PDFTRAPPER_PDF_CORPUS sets another)"
     }
 
     /// Every `.pdf` under the corpus, sorted; throws (so the test fails) if there is none.

@@ -360,13 +360,13 @@ struct PDFPageEditorTests {
     @Test(arguments: PDFCorpus.unencrypted(try ProducedCorpus.files()))
     func producedFileTakesEveryEdit(_ source: String) throws { try corpusFileTakesEveryEdit(source) }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
     func sharedCorpusFileTakesEveryEdit(_ source: String) throws { try corpusFileTakesEveryEdit(source) }
 
     @Test(arguments: PDFCorpus.unencrypted(try ProducedCorpus.files()))
     func nestedProducedFileKeepsInheritedLooks(_ source: String) throws { try nestedCorpusFileKeepsInheritedLooks(source) }
 
-    @Test(.enabled(if: PDFCorpus.isPresent, PDFCorpus.missing), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
+    @Test(.enabled(if: PDFCorpus.isPresent, "\(PDFCorpus.missing)"), arguments: PDFCorpus.unencrypted(try PDFCorpus.filesIfPresent()))
     func nestedSharedCorpusFileKeepsInheritedLooks(_ source: String) throws { try nestedCorpusFileKeepsInheritedLooks(source) }
 
     /// Copy of the last page to the front, page 1 deleted, a blank page at the end turned, a
