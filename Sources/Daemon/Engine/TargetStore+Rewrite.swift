@@ -54,7 +54,7 @@ extension TargetStore {
             next.redo = []
             next.lastWrite = rewritten.after
             let dropped = next.pushRewrite(rewritten)
-            try replaceWhole(target, key, with: replacement, keeping: kept, after: next,
+            try replaceWhole(target, key, with: replacement, bytes: rewritten.after, keeping: kept, after: next,
                              obsolete: current.redo.map(\.tailFile) + dropped,
                              event: event(target, operation.rawValue, trailerOf: replacement, end: report.bytesAfter, time: started))
         } catch {
@@ -76,7 +76,8 @@ extension TargetStore {
         next.lastWrite = rewrite.lastWriteBefore
         do {
             try copyWhole(rewrite.kept, to: replacement)
-            try replaceWhole(target, key, with: replacement, keeping: kept, after: next, obsolete: [rewrite.kept],
+            try replaceWhole(target, key, with: replacement, bytes: rewrite.before, keeping: kept, after: next,
+                             obsolete: [rewrite.kept],
                              event: event(target, "undo", record: record, end: rewrite.after.end))
         } catch {
             try? folders.remove(replacement)
@@ -102,7 +103,8 @@ extension TargetStore {
         do {
             try copyWhole(undone.tailFile, to: replacement)
             let record = rewriteRecord(replacement)
-            try replaceWhole(target, key, with: replacement, keeping: kept, after: next, obsolete: [undone.tailFile] + dropped,
+            try replaceWhole(target, key, with: replacement, bytes: rewrite.after, keeping: kept, after: next,
+                             obsolete: [undone.tailFile] + dropped,
                              event: event(target, "redo", record: record, end: rewrite.after.end))
             return record
         } catch {
@@ -115,11 +117,12 @@ extension TargetStore {
     /// bytes are first kept as `kept` in the state folder. `after` is the target's state once done,
     /// `obsolete` the state folder's files it no longer names. Journaled: recovery finds the target
     /// either untouched (and removes the replacement and the copy) or replaced (and finishes).
-    private func replaceWhole(_ target: String, _ key: String, with replacement: String, keeping kept: String,
+    /// `bytes`: the replacement's, as the state already knows them (read once, when the rewrite was made).
+    private func replaceWhole(_ target: String, _ key: String, with replacement: String, bytes: TargetState.Span, keeping kept: String,
                               after: TargetState, obsolete: [String], event: OutboundEvent?) throws {
         var journal = announcing(JournalRecord(kind: .rewrite, target: target, oldLength: fileLength(target) ?? 0,
                                                temporary: replacement, tailFile: kept))
-        journal.replacement = try TargetState.Span.read(replacement, base: 0, end: fileLength(replacement) ?? 0)
+        journal.replacement = bytes
         journal.after = after
         journal.obsolete = obsolete
         journal.event = event.map { String(decoding: $0.body, as: UTF8.self) }
@@ -196,7 +199,8 @@ extension TargetStore {
     }
 
     private func event(_ target: String, _ madeBy: String, trailerOf path: String, end: Int, time: Date) -> OutboundEvent? {
-        event(target, madeBy, record: rewriteRecord(path), end: end, time: time)
+        guard outbox != nil else { return nil }  // nobody subscribes: no trailer to read
+        return event(target, madeBy, record: rewriteRecord(path), end: end, time: time)
     }
 
     private func event(_ target: String, _ madeBy: String, record: RevisionRecord, end: Int, time: Date = Date()) -> OutboundEvent? {
