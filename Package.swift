@@ -56,6 +56,10 @@ let package = Package(
         // openat2(2) and renameat2(2), which glibc 2.36 does not wrap: the kernel confines paths beneath a folder.
         shim("CLinux", apt: "linux-libc-dev"),
 
+        // The operating system's part the engine relies on for correctness: file identity, the
+        // per-target lock every process takes.
+        .target(name: "System"),
+
         // Adapters: each owns its C handles and maps C errors to Swift errors.
         .target(name: "Scanning", dependencies: ["TrapperCore", "CSane"]),
         .target(name: "Watching", dependencies: ["TrapperCore", "CInotifyTools"]),
@@ -65,7 +69,7 @@ let package = Package(
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         // Webhook delivery: HTTP POSTs through libcurl.
         .target(name: "HTTPClient", dependencies: ["TrapperCore", "CCurl"]),
-        .target(name: "Daemon", dependencies: ["TrapperCore", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient"]),
+        .target(name: "Daemon", dependencies: ["TrapperCore", "System", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient"]),
 
         // The workspace: HTTP through libmicrohttpd, sessions, routes, live events; its pages are in web/.
         .target(name: "Web", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Hashing", "CMicroHTTPD", "CLinux"]),

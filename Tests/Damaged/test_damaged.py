@@ -204,7 +204,7 @@ class DamagedTargets(unittest.TestCase):
         os.mkfifo(fifo)
         result = self.run_bin("ingest", "--state-dir", os.path.join(folder, "state"), "--to", fifo, self.page)
         self.assertNotEqual(result.returncode, 0)
-        self.assertIn("pipe.pdf is not a regular file", result.stderr.strip().splitlines()[-1])
+        self.assertIn("pipe.pdf: not a regular file", result.stderr.strip().splitlines()[-1])
         self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO is left as it was")
 
         for sub in ["inbox", "library", "quarantine"]:

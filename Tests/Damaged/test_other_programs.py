@@ -3,11 +3,14 @@ leave of a save made by another program (pypdf here) while a revision of its own
 
 The binary is PDFTRAPPER_BIN (default .build/debug/pdftrapper below the checkout).
 """
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Workspace"))
@@ -53,12 +56,125 @@ class OtherPrograms(unittest.TestCase):
         recovered = self.run_bin("recover", *self.state)
         self.assertEqual(recovered.returncode, 0, recovered.stderr)
         self.assertEqual(read(target), editors, "recovery cut the editor's save")
-        self.assertIn("another program changed it", recovered.stderr + recovered.stdout)
+        self.assertIn("another program saved it", recovered.stderr + recovered.stdout)
         self.assertEqual(set(reader_pages(target).values()), {len(reader.pages) + 1})
         # And the next ingest appends to the editor's file.
         self.assertEqual(self.run_bin("ingest", *self.state, "--to", target, self.page).returncode, 0)
         self.assertTrue(read(target).startswith(editors))
         self.assertEqual(set(reader_pages(target).values()), {len(reader.pages) + 2})
+
+
+    def widths(self, path):
+        import pypdf
+        return [round(float(page.mediabox.width)) for page in pypdf.PdfReader(path).pages]
+
+    def pages(self, count, first=300):
+        """`count` pages told apart by their width (ImageMagick PNGs at 72 dpi: width in points)."""
+        made = []
+        for width in range(first, first + count):
+            path = os.path.join(self.dir, f"p{width}.png")
+            subprocess.run(["convert", "-size", f"{width}x400", "-units", "PixelsPerInch", "-density", "72",
+                            "xc:white", path], check=True)
+            made.append((path, width))
+        return made
+
+    def test_one_lock_per_target_whatever_the_state_folder(self):
+        """Two writers with different state folders (`--state-dir`), or another program that takes
+        flock(2) on the PDF, never write it at once: the second waits, then appends after."""
+        target = os.path.join(self.dir, "T.pdf")
+        self.assertEqual(self.run_bin("ingest", *self.state, "--to", target, self.page).returncode, 0)
+        before = read(target)
+        with open(target, "rb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            other = subprocess.Popen([BIN, "ingest", "--state-dir", os.path.join(self.dir, "other"), "--to", target,
+                                      self.page], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            waiting = ""
+            for _ in range(600):
+                if other.poll() is not None:
+                    break
+                with open(f"/proc/{other.pid}/wchan") as f:
+                    waiting = f.read()
+                if "lock" in waiting:
+                    break
+                time.sleep(0.05)
+            if other.poll() is not None:
+                self.fail("the second writer wrote while the file was locked: " + other.communicate()[1])
+            self.assertIn("lock", waiting)
+            self.assertEqual(read(target), before)
+        _, errors = other.communicate(timeout=120)
+        self.assertEqual(other.returncode, 0, errors)
+        self.assertTrue(read(target).startswith(before))
+        self.assertEqual(set(reader_pages(target).values()), {2})
+
+        # Two commands with state folders of their own, at once, many times: every page is in.
+        inputs = self.pages(16)
+        def ingest(state, share):
+            for path, _ in share:
+                result = self.run_bin("ingest", "--state-dir", os.path.join(self.dir, state), "--to", target, path)
+                self.assertEqual(result.returncode, 0, result.stderr)
+        threads = [threading.Thread(target=ingest, args=(name, inputs[i::2])) for i, name in enumerate(["a", "b"])]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(sorted(self.widths(target)[2:]), [width for _, width in inputs])
+        self.assertEqual(set(reader_pages(target).values()), {18})
+
+    def test_pages_committed_while_another_program_replaces_the_file(self):
+        """Another program saves the PDF over and over by writing a new file and renaming it over
+        the old one. One that takes flock(2) on the PDF first (as `flock(1)` in a script does):
+        every page PDFTrapper reported committed is in the final file. One that takes no lock:
+        every committed page is in the final file or in a file that was at the path (each kept
+        here by a hard link before it was replaced), and every one of those opens cleanly."""
+        target = os.path.join(self.dir, "T.pdf")
+        self.assertEqual(self.run_bin("ingest", *self.state, "--to", target, self.page).returncode, 0)
+        versions = os.path.join(self.dir, "versions")
+        os.mkdir(versions)
+        for polite in (True, False):
+            stop = threading.Event()
+            saves = []
+
+            def save_over_and_over():
+                n = 0
+                while not stop.is_set():
+                    n += 1
+                    new = os.path.join(self.dir, ".T.pdf.other")
+                    with open(target, "rb") as current:
+                        if polite:
+                            fcntl.flock(current, fcntl.LOCK_EX)
+                        os.link(target, os.path.join(versions, f"{int(polite)}-{n}.pdf"))
+                        # A save that moves every object: qpdf writes the file anew.
+                        subprocess.run(["qpdf", target, new], check=True)
+                        os.rename(new, target)
+                    saves.append(n)
+
+            other = threading.Thread(target=save_over_and_over)
+            other.start()
+            committed = []
+            try:
+                for path, width in self.pages(12, first=400 if polite else 500):
+                    result = self.run_bin("ingest", *self.state, "--to", target, path)
+                    if result.returncode == 0:
+                        committed.append(width)
+                    else:
+                        self.assertIn("replaced", result.stderr)
+            finally:
+                stop.set()
+                other.join()
+            self.assertGreater(len(saves), 1)
+            final = set(self.widths(target))
+            if polite:
+                self.assertEqual([w for w in committed if w not in final], [], "pages committed but lost")
+            else:
+                seen = set(final)
+                for name in os.listdir(versions):
+                    version = os.path.join(versions, name)
+                    check = subprocess.run(["qpdf", "--check", version], capture_output=True, text=True)
+                    self.assertEqual(check.returncode, 0, f"{name}: {check.stdout}{check.stderr}")
+                    seen |= set(self.widths(version))
+                self.assertEqual([w for w in committed if w not in seen], [], "pages committed into no version")
+            self.assertEqual(subprocess.run(["qpdf", "--check", target], capture_output=True).returncode, 0)
+            self.assertGreater(len(committed), 0)
 
 
 if __name__ == "__main__":

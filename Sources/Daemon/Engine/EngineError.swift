@@ -17,6 +17,9 @@ public enum EngineError: Error, CustomStringConvertible {
     case unreadable(target: String, reason: String)
     /// Undo or redo cannot proceed, and why.
     case refused(target: String, reason: String)
+    /// Another program kept replacing the target while a revision was written to it: nothing of
+    /// the revision is in any file, and trying again later can succeed.
+    case busy(target: String, reason: String)
 
     public var description: String {
         switch self {
@@ -26,6 +29,7 @@ public enum EngineError: Error, CustomStringConvertible {
         case .io(let failure), .permanent(let failure): failure.description
         case .unreadable(let target, let reason): "\(target): \(reason)"
         case .refused(let target, let reason): "\(target): \(reason)"
+        case .busy(let target, let reason): "\(target): \(reason)"
         }
     }
 
@@ -47,7 +51,7 @@ public enum EngineError: Error, CustomStringConvertible {
     public var exitCode: ExitCode {
         switch self {
         case .encrypted, .damaged, .badInput: .dataError
-        case .io: .ioError
+        case .io, .busy: .ioError
         case .permanent: .cantCreate
         case .unreadable: .noInput
         case .refused: .dataError

@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// A change to a target in flight, written (durably) before the target is touched and removed once
@@ -39,6 +40,10 @@ public struct JournalRecord: Codable, Sendable, Equatable {
     /// For an append: the file as it began (`0..<oldLength`, the hash of its last 64 KiB), so that
     /// recovery cuts only the file it was appending to, never one another program saved since.
     public var before: TargetState.Span?
+    /// For an append: the bytes it writes first (a PDF comment naming it), so that recovery cuts
+    /// only bytes that begin with them; and the file it was appended to, as it was locked.
+    public var marker: String?
+    public var identity: FileIdentity?
     /// For a rewrite: the new file (recovery finds it done when the target has these bytes), the
     /// target's state once it is done, and the state folder's files it no longer needs (removed
     /// once that state is saved).

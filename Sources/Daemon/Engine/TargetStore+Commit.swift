@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// Appending one revision to a target, or writing a new target, with the journal around it.
@@ -38,22 +39,48 @@ extension TargetStore {
     public func commit(target: String, origin: RevisionOrigin? = nil, build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
         throws -> Committed
     {
-        let (lock, key) = try self.lock(target)
-        defer { withExtendedLifetime(lock) {} }
-        guard FileManager.default.fileExists(atPath: target) else {
-            return try create(target, key, origin, build)
+        var held = try self.lock(target)
+        defer { withExtendedLifetime(held) {} }
+        // Another program may save the target (a new file renamed over it) while a revision is
+        // written: the revision then went into a file no longer there, and is written again, to
+        // the file that is. Likewise a new target another process created first is appended to.
+        for attempt in 1...Self.attempts {
+            do {
+                guard let file = held.file else { return try create(target, held.key, origin, build) }
+                return try appendOrRepair(target, held.key, file, origin, build)
+            } catch let replaced as Replaced where attempt < Self.attempts {
+                log.append("\(target): \(replaced.reason); writing the revision again")
+                held.file = try lockFile(target)
+            } catch let replaced as Replaced {
+                throw EngineError.busy(target: target, reason: "\(replaced.reason), \(Self.attempts) times; nothing of the revision was kept")
+            }
         }
+        preconditionFailure("the last attempt returns or throws")
+    }
+
+    /// How often a revision is written again when the target is replaced under it.
+    static let attempts = 5
+
+    /// The target at the path is not the file the revision was being written to (or not the size
+    /// it was read at): nothing of the revision stays, and it is written again.
+    struct Replaced: Error { var reason: String }
+
+    private func appendOrRepair(_ target: String, _ key: String, _ file: TargetLock, _ origin: RevisionOrigin?,
+                                _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
+    {
         // Damage in the tail, or found once the writing began (a broken /Prev chain, an object cut
         // short): the target is rewritten whole, its bytes kept for undo, and the revision tried
         // once more. If it still cannot go in, the repair is taken back: the file is as it was.
         do {
-            return try append(target, key, origin, build)
+            return try append(target, key, file, origin, build)
         } catch where Self.isDamage(error) {
             let report = try rewrite(target, key, .repair)
             let note = "\(target): damaged; repaired by a full rewrite (\(report.summary))"
             log.append(note)
             do {
-                var committed = try append(target, key, origin, build)
+                // The repair put a new file in place: its lock is the one to write under.
+                guard let repaired = try lockFile(target) else { throw Replaced(reason: "removed after its repair") }
+                var committed = try append(target, key, repaired, origin, build)
                 committed.repairNote = note
                 return committed
             } catch {
@@ -89,20 +116,18 @@ extension TargetStore {
         }
     }
 
-    /// One revision at the end of an existing target; damage, in its tail or found while writing,
-    /// is thrown as the PDFError it is (`commit` repairs it).
-    private func append(_ target: String, _ key: String, _ origin: RevisionOrigin?,
+    /// One revision at the end of an existing target, through the file `file` locks; damage, in
+    /// its tail or found while writing, is thrown as the PDFError it is (`commit` repairs it).
+    /// The file written is checked to be the locked one, at the length read, before the first
+    /// byte and again after the sync: otherwise `Replaced`, with nothing of the revision left.
+    private func append(_ target: String, _ key: String, _ file: TargetLock, _ origin: RevisionOrigin?,
                         _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         let reader: PDFTailReader
-        // A target whose numbering leaves no room for new objects is renumbered by the repair.
-        func checkedTail() throws -> PDFTailReader {
-            let reader = try PDFTailReader(path: target, decoder: decoder)
-            try reader.tail.checkNumberingRoom()
-            return reader
-        }
         do {
-            reader = try checkedTail()
+            reader = try PDFTailReader(source: PDFFileSource(descriptor: file.openForReading(), path: target), decoder: decoder)
+            // A target whose numbering leaves no room for new objects is renumbered by the repair.
+            try reader.tail.checkNumberingRoom()
         } catch PDFError.encrypted {
             throw EngineError.encrypted(target: target)
         } catch let error as PDFError where error.needsRepair {
@@ -112,23 +137,39 @@ extension TargetStore {
         }
         let base = reader.tail.fileLength
         var journal = announcing(JournalRecord(kind: .append, target: target, oldLength: base, origin: origin))
-        journal.before = try? TargetState.Span.read(target, base: 0, end: base)
-        try writeJournal(journal, key)
-        CrashPoint.afterJournal.hit()
-        var remembered = false
+        journal.marker = "PDFTrapper revision \(UUID().uuidString)"
+        journal.identity = file.current
         var written: FileHandle?
         defer { try? written?.close() }
+        var journaled = false, remembered = false
         do {
+            journal.before = try TargetState.Span.read(target, base: 0, end: base)
             let handle = try openForWriting(target)
+            guard let opened = FileIdentity.of(descriptor: handle.fileDescriptor), opened.isSameFile(as: file.identity) else {
+                try? handle.close()
+                throw Replaced(reason: "another program replaced it before the revision began")
+            }
+            guard opened.size == base else {
+                try? handle.close()
+                throw Replaced(reason: "another program changed its length while it was read")
+            }
+            try writeJournal(journal, key)
+            journaled = true
+            CrashPoint.afterJournal.hit()
             written = handle
             let output = try PDFFileOutput(handle: handle)
             var writer = try Writer(base: .appending(reader.tail), output: output)
+            try writer.comment(journal.marker!)
             let record = try write(&writer, base: base, reader: reader, target: target, build: build)
             try output.flush()
             CrashPoint.beforeSync.hit()
             try handle.synchronize()
             CrashPoint.afterSync.hit()
             let end = base + writer.bytesWritten
+            // The revision counts only if it is in the file at the target's path, whole.
+            guard FileIdentity.of(descriptor: handle.fileDescriptor)?.size == end, file.isStillAtPath else {
+                throw Replaced(reason: "another program replaced it while the revision was written")
+            }
             try remember(key, target, TargetState.Span.read(target, base: base, end: end), record)
             remembered = true
             CrashPoint.afterState.hit()
@@ -136,13 +177,14 @@ extension TargetStore {
             return Committed(target: target, record: record, base: base, end: end, created: false, repairNote: nil)
         } catch {
             // Once the state says the revision is there, it stays (recovery clears the journal).
-            // Before that nothing of it may stay: cut back through the descriptor written (a file
-            // another program renamed over the target meanwhile is not this one, and is never cut),
-            // and forget the journal only if that worked. Nothing opened, nothing written.
+            // Before that nothing of it may stay: cut back through the descriptor written, which
+            // is the locked file (a file another program renamed over the target meanwhile is not
+            // this one, and is never cut), and forget the journal only if that worked.
             if !remembered {
                 let cut = written.map { ftruncate($0.fileDescriptor, off_t(base)) == 0 && fsync($0.fileDescriptor) == 0 } ?? true
-                if cut { try? clearJournal(key) }
+                if cut, journaled { try? clearJournal(key) }
             }
+            if error is Replaced { throw error }
             throw Self.engineError(error, target: target)
         }
     }
@@ -178,6 +220,10 @@ extension TargetStore {
         return EIO
     }
 
+    /// A new target: written under a temporary name beside it, locked, then linked into place. It
+    /// keeps the temporary name too until the state counts it, so recovery can tell it is this
+    /// process's file (same bytes) and not one another process made meanwhile. A target that
+    /// appears meanwhile (another process won the race) is `Replaced`: the revision goes into it.
     private func create(_ target: String, _ key: String, _ origin: RevisionOrigin?,
                         _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
@@ -200,13 +246,20 @@ extension TargetStore {
             CrashPoint.beforeSync.hit()
             try handle.synchronize()
             CrashPoint.afterSync.hit()
+            // Locked before it has the target's name: whoever opens it there waits for this revision.
+            let lock = try TargetLock(adopting: handle.fileDescriptor, path: target, status: { [folders] in folders.status(target) })
+            defer { withExtendedLifetime(lock) {} }
             // link(2) refuses to replace a file that appeared meanwhile; rename(2) would not.
-            try folders.link(temporary, to: target)
+            if folders.exists(target) { throw Replaced(reason: "made by another process meanwhile") }
+            do { try folders.link(temporary, to: target) } catch {
+                if error.code == EEXIST { throw Replaced(reason: "made by another process meanwhile") }
+                throw error
+            }
             linked = true
-            try folders.remove(temporary)
             CrashPoint.afterRename.hit()
             try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record)
             remembered = true
+            try folders.remove(temporary)
             CrashPoint.afterState.hit()
             if announce(journal, record, end: writer.bytesWritten) { try clearJournal(key) }
             return Committed(target: target, record: record, base: 0, end: writer.bytesWritten, created: true, repairNote: nil)
@@ -215,6 +268,7 @@ extension TargetStore {
             // A target this revision created goes again unless the state already counts it.
             let undone = remembered || !linked || (try? folders.remove(target)) != nil
             if !remembered, undone { try? clearJournal(key) }
+            if error is Replaced { throw error }
             throw Self.engineError(error, target: target)
         }
     }

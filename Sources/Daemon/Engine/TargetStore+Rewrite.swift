@@ -11,8 +11,9 @@ import TrapperCore
 extension TargetStore {
     /// Rewrites the target whole as `purpose` says, under its lock; returns what the rewrite did.
     public func rewriteWhole(target: String, _ purpose: PDFRewriter.Purpose) throws(EngineError) -> PDFRewriter.Report {
-        let (lock, key) = try self.lock(target)
-        defer { withExtendedLifetime(lock) {} }
+        let held = try self.lock(target)
+        defer { withExtendedLifetime(held) {} }
+        let key = held.key
         return try rewrite(target, key, purpose)
     }
 

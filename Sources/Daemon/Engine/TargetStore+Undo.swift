@@ -10,8 +10,9 @@ extension TargetStore {
     /// Undoes up to `steps` revisions; returns the records of those undone, newest first.
     /// `expecting`: the length the file must have once locked (an edit script's base_end), else nothing is undone.
     public func undo(target: String, steps: Int = 1, expecting: Int? = nil) throws(EngineError) -> [RevisionRecord] {
-        let (lock, key) = try self.lock(target)
-        defer { withExtendedLifetime(lock) {} }
+        let held = try self.lock(target)
+        defer { withExtendedLifetime(held) {} }
+        let key = held.key
         try checkLength(target, expecting)
         var undone: [RevisionRecord] = []
         for _ in 0..<steps {
@@ -84,8 +85,9 @@ extension TargetStore {
 
     /// Puts back the most recently undone revision, byte for byte.
     public func redo(target: String, expecting: Int? = nil) throws(EngineError) -> RevisionRecord {
-        let (lock, key) = try self.lock(target)
-        defer { withExtendedLifetime(lock) {} }
+        let held = try self.lock(target)
+        defer { withExtendedLifetime(held) {} }
+        let key = held.key
         try checkLength(target, expecting)
         var targetState = TargetState.load(statePath(key), target: target)
         guard let undone = targetState.redo.last else {

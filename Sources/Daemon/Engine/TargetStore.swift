@@ -1,10 +1,13 @@
 import Foundation
+import Glibc
+import System
 import TrapperCore
 
 /// Every change to a target PDF goes through here: appends and new files (`commit`), `undo`,
-/// `redo`, and the recovery of whatever a crash left half-done. Each change takes the target's lock,
-/// journals the target's length first, and removes the journal record only once the change and the
-/// state that describes it are durable.
+/// `redo`, and the recovery of whatever a crash left half-done. Each change takes the target's locks
+/// (its journal's in this state folder, then the file's own, which every process shares), journals
+/// the target's length first, and removes the journal record only once the change and the state
+/// that describes it are durable.
 public final class TargetStore {
     public let state: StateDirectory
     /// Decodes compressed xref and object streams of targets (Flate, in PDFAccess).
@@ -28,13 +31,44 @@ public final class TargetStore {
     func journalPath(_ key: String) -> String { "\(state.journal)/\(key).json" }
     func statePath(_ key: String) -> String { "\(state.targets)/\(key).json" }
 
-    /// Takes the target's lock and finishes or rolls back anything a crash left in its journal.
-    func lock(_ target: String) throws(EngineError) -> (TargetLock, String) {
+    /// What a change to a target holds: this state folder's lock on its journal and, while the
+    /// target exists, the lock on the file itself (nil for a target not yet created).
+    struct Held {
+        let journal: JournalLock
+        var file: TargetLock?
+        let key: String
+    }
+
+    /// Takes the target's locks and finishes or rolls back anything a crash left in its journal.
+    func lock(_ target: String) throws(EngineError) -> Held {
         let key = StateDirectory.key(for: target)
-        let lock: TargetLock
-        do { lock = try TargetLock("\(state.locks)/\(key).lock", in: folders) } catch { throw .writing(error) }
+        let journal: JournalLock
+        do { journal = try JournalLock("\(state.locks)/\(key).lock", in: folders) } catch { throw .writing(error) }
+        var held = Held(journal: journal, file: try lockFile(target), key: key)
         try recover(key)
-        return (lock, key)
+        // Recovery may have removed a half-made target, or put another file in its place.
+        if held.file?.isStillAtPath != true { held.file = try lockFile(target) }
+        return held
+    }
+
+    /// The lock on the target file itself, shared with every process whatever its state folder;
+    /// nil when there is no file yet. Waits for whoever holds it.
+    func lockFile(_ target: String) throws(EngineError) -> TargetLock? {
+        do {
+            return try TargetLock(path: target, open: { [folders] flags in try folders.open(target, flags: flags) },
+                                  status: { [folders] in folders.status(target) })
+        } catch let failure as Durable.Failure {
+            if failure.code == ENOENT { return nil }
+            throw .writing(failure)
+        } catch let failure as TargetLock.Failure {
+            switch failure {
+            case .notRegular: throw .unreadable(target: target, reason: "not a regular file; only regular files are written")
+            case .system(let step, let path, let code): throw .writing(Durable.Failure(step: step, path: path, code: code))
+            case .keepsBeingReplaced: throw .busy(target: target, reason: "\(failure)")
+            }
+        } catch {
+            throw .unreadable(target: target, reason: "\(error)")
+        }
     }
 
     /// Recovers every target with a journal record: run at start by the daemon and every command.
@@ -50,10 +84,10 @@ public final class TargetStore {
     /// recovered: the file stays as it is meanwhile (no revision is half-written). `body` must not
     /// write, nor call another method of the store on the same target (the lock is not re-entrant).
     public func whileLocked<T>(_ target: String, _ body: (PDFTailReader) throws -> T) throws -> T {
-        let (lock, _) = try self.lock(target)
-        defer { withExtendedLifetime(lock) {} }
+        let held = try self.lock(target)
+        defer { withExtendedLifetime(held) {} }
         let reader: PDFTailReader
-        do { reader = try PDFTailReader(path: target, decoder: decoder) } catch {
+        do { reader = try PDFTailReader(source: held.source(target), decoder: decoder) } catch {
             throw EngineError.unreadable(target: target, reason: "\(error)")
         }
         return try body(reader)
@@ -103,18 +137,26 @@ public final class TargetStore {
                     last.base == record.oldLength && (length ?? 0) >= last.end
                         && (try? TargetState.Span.read(target, base: last.base, end: last.end)) == last ? last : nil
                 }
-                if record.kind == .create, let temporary = record.temporary { try folders.remove(temporary) }
+                if record.kind == .create {
+                    // The new file stays under its temporary name until the state counts it: the
+                    // file at the target's path is this one's only if it has the same bytes.
+                    let ours = record.temporary.map { isCopy(target, of: $0) } ?? false
+                    if let temporary = record.temporary { try folders.remove(temporary) }
+                    if written == nil, ours {
+                        try folders.remove(target)
+                        log.append("\(target): removed a new file whose first revision did not finish")
+                    } else if written == nil, length != nil {
+                        log.append("\(target): made by another process meanwhile; left as it is")
+                    }
+                }
                 if let written {
                     // Perhaps not yet announced: its event again (queued once, by its key).
                     guard announceFinished(record, end: written.end) else { return }
-                } else if record.kind == .create, length != nil {
-                    try folders.remove(target)
-                    log.append("\(target): removed a new file whose first revision did not finish")
-                } else if let length, length > record.oldLength {
-                    // Only the file the revision was appended to: one another program saved over
-                    // it meanwhile (a new file renamed into place) has other bytes there, and stays.
-                    if let before = record.before, (try? TargetState.Span.read(target, base: 0, end: record.oldLength)) != before {
-                        log.append("\(target): another program changed it since an unfinished revision began; left as it is")
+                } else if record.kind == .append, let length, length > record.oldLength {
+                    // Only this revision's own bytes are cut: never a file another program saved
+                    // over it, nor what another process appended after it.
+                    if let foreign = foreignAfter(record, target, length) {
+                        log.append("\(target): \(foreign) since an unfinished revision began; left as it is")
                     } else {
                         try folders.truncate(target, to: record.oldLength)
                         log.append("\(target): rolled back an unfinished revision (\(length - record.oldLength) bytes)")
@@ -143,6 +185,39 @@ public final class TargetStore {
         }
     }
 
+    /// Why the bytes after an unfinished append's start are not (only) its own, or nil when they
+    /// are. Its own: the file still begins with the bytes it had (`before`), what follows begins
+    /// with the marker the append wrote first (or the zeros a power cut can leave), and the file
+    /// either ends torn or ends with that same revision, complete but not yet counted.
+    func foreignAfter(_ record: JournalRecord, _ target: String, _ length: Int) -> String? {
+        if let before = record.before, (try? TargetState.Span.read(target, base: 0, end: record.oldLength)) != before {
+            return "another program saved it"
+        }
+        guard let marker = record.marker else { return nil }
+        // The comment line, after the newline the writer adds when the file did not end with one.
+        let comment = Array("%\(marker)\n".utf8)
+        let count = min(comment.count + 1, length - record.oldLength)
+        guard let found = try? PDFFileSource(path: target).read(offset: record.oldLength, count: count),
+              [comment, [0x0A] + comment].contains(where: { expected in
+                  let common = min(expected.count, found.count)
+                  return found.prefix(common).elementsEqual(expected.prefix(common))
+              }) || found.allSatisfy({ $0 == 0 }) else {
+            return "another program appended to it"
+        }
+        if let reader = try? PDFTailReader(path: target, decoder: decoder),
+           RevisionRecord(trailer: reader.tail.trailer)?.base != record.oldLength {
+            return "another process appended after it"
+        }
+        return nil
+    }
+
+    /// `path` and `original` both exist with the same bytes (the length and the last 64 KiB).
+    func isCopy(_ path: String, of original: String) -> Bool {
+        guard let length = fileLength(original), fileLength(path) == length,
+              let mine = try? TargetState.Span.read(original, base: 0, end: length) else { return false }
+        return (try? TargetState.Span.read(path, base: 0, end: length)) == mine
+    }
+
     func fileLength(_ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
     }
@@ -153,6 +228,14 @@ public final class TargetStore {
                                                        decoder: decoder),
               let record = RevisionRecord(trailer: reader.tail.trailer) else { return nil }
         return try TargetState.Span.read(target, base: record.base, end: end)
+    }
+}
+
+extension TargetStore.Held {
+    /// The target's bytes for reading: the locked file's, whatever is at the path meanwhile.
+    func source(_ target: String) throws -> PDFFileSource {
+        guard let file else { return try PDFFileSource(path: target) }
+        return try PDFFileSource(descriptor: file.openForReading(), path: target)
     }
 }
 

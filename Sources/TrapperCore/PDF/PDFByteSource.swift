@@ -30,8 +30,13 @@ public final class PDFFileSource: PDFByteSource, @unchecked Sendable {
 
     /// Only a regular file: opened without blocking, so that a FIFO (or a device) where a PDF
     /// should be is refused at once with the reason, instead of hanging its reader for ever.
-    public init(path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    public convenience init(path: String) throws {
+        try self.init(descriptor: open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), path: path)
+    }
+
+    /// Reads through `descriptor` (which it closes when done): the file a lock holds, say, whatever
+    /// is at `path` by now. -1 is the failed open of `path`.
+    public init(descriptor: Int32, path: String) throws {
         guard descriptor >= 0 else { throw PDFError.io(.readingFile, offset: 0, "cannot open \(path)") }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {

@@ -50,6 +50,13 @@ public struct PDFUpdateWriter<Output: PDFByteOutput>: PDFObjectSink {
         }
     }
 
+    /// A comment line (`%` and `text`), written before any object: e.g. a mark that tells whose
+    /// bytes begin at the revision's start. Readers skip comments (§7.2.4).
+    public mutating func comment(_ text: String) throws {
+        precondition(offsets.isEmpty, "a comment goes before the revision's objects")
+        try emit(Array("%\(text)\n".utf8), fingerprinted: false)
+    }
+
     public mutating func reserve() -> PDFReference {
         defer { nextNumber += 1 }
         return PDFReference(nextNumber, 0)
