@@ -11,12 +11,13 @@ import TrapperCore
 /// name, then renamed to `workspace/NAME`, so that the completeness gate and the claims apply and the
 /// rules route it, or, added from an open document, that document takes it (`UploadRequest`).
 ///
-/// The inbox's own limits are checked on the way: the size (Content-Length, then every piece), the
-/// type (the first 64 KiB, sniffed) and, where the first 64 KiB say it (JPEG, PNG, WebP...), the
-/// pixels before a byte is written; the whole file is read as the inbox will read it before it is
-/// renamed into the inbox. A refusal says why in one line. The body is written
-/// as it arrives, never held whole. The same file sent again within a day (a retry after a lost
-/// answer) is known by its SHA-256 and not stored twice.
+/// The body is written as it arrives, never held whole: what stays in memory is the first 64 KiB
+/// (until the type is known) and, at the end, at most the first MiB again for the pixels. The
+/// inbox's own limits are checked on the way: the size (Content-Length, then every piece), the type
+/// (the first 64 KiB, sniffed) and, where the image's header says it (JPEG, PNG, WebP...), the
+/// pixels; anything else wrong with an image the inbox finds when it reads the file, and
+/// quarantines it with the reason. A refusal says why in one line. The same file sent again within
+/// a day (a retry after a lost answer) is known by its SHA-256 and not stored twice.
 final class WorkspaceUpload: HTTPUpload {
     struct Refusal: Error {
         var response: HTTPResponse
@@ -39,6 +40,9 @@ final class WorkspaceUpload: HTTPUpload {
 
     /// What is looked at before a byte is written: enough for any header the sniffing reads.
     static let headBytes = 64 << 10
+    /// How much of the file is read again for its pixels when its header lies past the first 64 KiB
+    /// (a JPEG's EXIF segments come before its size): bounded, whatever the file's size.
+    static let pixelHeaderBytes = 1 << 20
     /// How long an upload's digest is remembered: a retry comes within it, a deliberate second copy after.
     static let retryWindow: TimeInterval = 24 * 3600
 
@@ -112,15 +116,8 @@ final class WorkspaceUpload: HTTPUpload {
         guard kind != .unknown else {
             return Refusal(415, "\(name): not a PDF or an image the inbox takes (JPEG, PNG, TIFF, PNM, HEIC, AVIF, WebP); nothing was stored")
         }
-        // Most images say their size in their first bytes: too many pixels is refused before a byte
-        // is written. Anything else wrong with the head (it is only a head) waits for the whole file.
-        if kind.imageFormat != nil {
-            do {
-                _ = try ImageFiles.open(bytes: head, limits: config.limits.images, flate: ZlibFlate())
-            } catch let error as ImageInputError {
-                if case .tooManyPixels = error { return Refusal(422, "\(name): \(error); nothing was stored") }
-            } catch {}
-        }
+        // Most images say their size in their first bytes: too many pixels is refused before a byte is written.
+        if let refusal = pixelRefusal(head) { return refusal }
         if target == nil {
             let input = RouteInput(relativePath: UploadRequest.inboxFolder + "/" + name, bytes: Int64(received), kind: kind, date: Date())
             guard config.router().firstMatch(for: input) != nil else {
@@ -132,7 +129,8 @@ final class WorkspaceUpload: HTTPUpload {
         let path = config.inbox.path + "/" + FileName.temporary(for: name, tag: tag)
         do {
             try inbox.makeFolder(config.inbox.path)
-            fd = try inbox.open(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+            // Read and write: the pixels' header may be read back from it at the end.
+            fd = try inbox.open(path, flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
         } catch {
             return Refusal(507, "\(name): the inbox cannot be written: \(error)")
         }
@@ -152,19 +150,34 @@ final class WorkspaceUpload: HTTPUpload {
         return true
     }
 
-    /// All of it is in: synced, its pixels checked, known by its digest or written down for the
+    /// Too many pixels, as the image's header in `start` (the file's first bytes) says: the refusal.
+    /// Nil within the limit, for what is not an image, or when the header is not all in `start`
+    /// (anything else wrong with an image is the inbox's to find, in the whole file).
+    private func pixelRefusal(_ start: [UInt8]) -> Refusal? {
+        guard kind.imageFormat != nil else { return nil }
+        do {
+            _ = try ImageFiles.open(bytes: start, limits: config.limits.images, flate: ZlibFlate())
+        } catch let error as ImageInputError {
+            if case .tooManyPixels = error { return Refusal(422, "\(name): \(error); nothing was stored") }
+        } catch {}
+        return nil
+    }
+
+    /// The first `count` bytes of the file written so far (for a header past the first 64 KiB).
+    private func readStart(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: min(count, received))
+        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return Array(bytes.prefix(max(got, 0)))
+    }
+
+    /// All of it is in: synced, its pixels checked from its header (the file was read whole here
+    /// before, four 400 MB photos at once held 1.6 GB), known by its digest or written down for the
     /// inbox, then renamed into the inbox's `workspace` folder.
     private func store() throws -> HTTPResponse {
         guard let temporary, fsync(fd) == 0 else { throw Refusal(507, "\(name): could not be synced to the inbox") }
+        if received > Self.headBytes, let refusal = pixelRefusal(readStart(Self.pixelHeaderBytes)) { throw refusal }
         close(fd)
         fd = -1
-        if kind.imageFormat != nil {
-            do {
-                _ = try ImageFiles.open(path: temporary, limits: config.limits.images, flate: ZlibFlate())
-            } catch {
-                throw Refusal(422, "\(name): \(error); nothing was stored")
-            }
-        }
         let sha256 = digest.finish()
         let hex = sha256.map { String(format: "%02x", $0) }.joined()
         let state = config.daemon.stateDir

@@ -3,11 +3,14 @@ attacker or a flaky phone connection would send them, and in Chromium in phone e
 the file input, as a person adds a photo. Each is checked from outside: the inbox and the state
 folder on disk, the readers, `pdftrapper history`.
 """
+import io
 import json
 import os
 import socket
 import subprocess
 import unittest
+
+from PIL import Image
 
 from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
@@ -24,6 +27,12 @@ def photo(path, spec=None):
     spec = spec or {"angle": 8, "tilt": 20, "shadow": True, "size": [1600, 1200]}
     subprocess.run(["python3", SCENE, path, json.dumps(spec)], check=True, capture_output=True)
     return path
+
+
+def peak_memory_mb(daemon):
+    """The daemon's peak resident memory so far (VmHWM), in MB."""
+    with open(f"/proc/{daemon.process.pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
 
 
 def inbox_files(daemon):
@@ -148,6 +157,30 @@ class UploadHTTPTests(unittest.TestCase):
         self.daemon.wait_for(lambda: not set(inbox_files(self.daemon)) - set(before), what="the cut-off upload's file removed")
         if os.path.exists(self.daemon.path("library", "Inbox.pdf")):
             self.assertFalse(any("cut.jpg" in line for line in self.daemon.history("Inbox.pdf")))
+
+
+class UploadMemoryTests(unittest.TestCase):
+    """A large upload is written to disk as it comes: the server never holds it whole."""
+
+    def test_a_large_photo_is_never_held_in_memory(self):
+        daemon = Daemon(extra="[limits]\nmax_input_size = \"200MB\"\n")
+        try:
+            client = Client(daemon)
+            text_pdf(daemon.path("library", "Large.pdf"), ["Large, page one"])
+            # Noise does not compress: a 16-megapixel JPEG of about 65 MB.
+            side = 4000
+            picture = Image.frombytes("RGB", (side, side), os.urandom(side * side * 3))
+            out = io.BytesIO()
+            picture.save(out, "JPEG", quality=100, subsampling=0)
+            body = out.getvalue()
+            before = peak_memory_mb(daemon)
+            status, _, data = client.request("POST", "/api/upload?name=large.jpg&path=Large.pdf", body, {"Content-Type": "image/jpeg"})
+            # Read as soon as it is answered, before the inbox (inbox.settle later) reads the photo to ingest it.
+            grown = peak_memory_mb(daemon) - before
+            self.assertEqual(status, 200, data)
+            self.assertLess(grown, len(body) / 1e6 / 4, f"the server grew by {grown:.0f} MB for a {len(body) / 1e6:.0f} MB upload")
+        finally:
+            daemon.stop()
 
 
 class UploadBrowserTests(unittest.TestCase):
