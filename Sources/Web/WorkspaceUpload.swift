@@ -1,3 +1,4 @@
+import CLinux
 import Daemon
 import Foundation
 import Glibc
@@ -8,16 +9,20 @@ import TrapperCore
 
 /// `POST /api/upload?name=NAME[&path=DOC.pdf]`: a file from the browser (a phone's camera, a
 /// desktop's file picker) into the inbox, the way a sync tool writes one: under a hidden temporary
-/// name, then renamed to `workspace/NAME`, so that the completeness gate and the claims apply and the
-/// rules route it, or, added from an open document, that document takes it (`UploadRequest`).
+/// name, then given its name `workspace/NAME`, so that the completeness gate and the claims apply and
+/// the rules route it, or, added from an open document, that document takes it (`UploadRequest`).
 ///
 /// The body is written as it arrives, never held whole: what stays in memory is the first 64 KiB
 /// (until the type is known) and, at the end, at most the first MiB again for the pixels. The
 /// inbox's own limits are checked on the way: the size (Content-Length, then every piece), the type
 /// (the first 64 KiB, sniffed) and, where the image's header says it (JPEG, PNG, WebP...), the
 /// pixels; anything else wrong with an image the inbox finds when it reads the file, and
-/// quarantines it with the reason. A refusal says why in one line. The same file sent again within
-/// a day (a retry after a lost answer) is known by its SHA-256 and not stored twice.
+/// quarantines it with the reason. A refusal says why in one line.
+///
+/// Every upload gets a name of its own (its request made with O_EXCL, the file renamed to that name
+/// only if nothing has it), and the request, not the name, says which document it goes to. The
+/// same file sent again within a day (a retry after a lost answer) is known by its SHA-256 and not
+/// stored twice.
 final class WorkspaceUpload: HTTPUpload {
     struct Refusal: Error {
         var response: HTTPResponse
@@ -91,7 +96,7 @@ final class WorkspaceUpload: HTTPUpload {
     func finish() -> HTTPResponse {
         do {
             if fd < 0, let refusal = begin() { throw refusal }
-            return try store()
+            return try storeInInbox()
         } catch let refusal as Refusal {
             abandon()
             return refusal.response
@@ -110,6 +115,9 @@ final class WorkspaceUpload: HTTPUpload {
 
     // MARK: Steps
 
+    /// The inbox's folder the workspace writes into.
+    private var folder: String { config.inbox.path + "/" + UploadRequest.inboxFolder }
+
     /// The first bytes are in: the type is checked, then the temporary file is made and they are written.
     private func begin() -> Refusal? {
         kind = FileKind.sniff(head)
@@ -125,10 +133,11 @@ final class WorkspaceUpload: HTTPUpload {
                                + "or add it from an open document; nothing was stored")
             }
         }
+        // Hidden (the inbox ignores it), in the folder where it gets its name: one rename away.
         let tag = ".upload-" + UUID().uuidString.prefix(8).lowercased()
-        let path = config.inbox.path + "/" + FileName.temporary(for: name, tag: tag)
+        let path = folder + "/" + FileName.temporary(for: name, tag: tag)
         do {
-            try inbox.makeFolder(config.inbox.path)
+            try inbox.makeFolder(folder)
             // Read and write: the pixels' header may be read back from it at the end.
             fd = try inbox.open(path, flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
         } catch {
@@ -163,54 +172,51 @@ final class WorkspaceUpload: HTTPUpload {
         return nil
     }
 
+    /// All of it is in: synced, its pixels checked from its header, known as a retry by its digest
+    /// or given a name of its own in the inbox's `workspace` folder, its request first.
+    private func storeInInbox() throws -> HTTPResponse {
+        guard let temporary, fsync(fd) == 0 else { throw Refusal(507, "\(name): could not be synced to the inbox") }
+        if received > Self.headBytes, let refusal = pixelRefusal(readStart(Self.pixelHeaderBytes)) { throw refusal }
+        close(fd)
+        fd = -1
+        let hex = digest.finish().map { String(format: "%02x", $0) }.joined()
+        let state = config.daemon.stateDir
+        let seen = UploadRequest.folder(stateDir: state) + "/seen-" + hex + (target.map { "-" + StateDirectory.key(for: $0) } ?? "")
+        if let earlier = earlierUpload(seen) {
+            abandon()  // stored once: this copy goes
+            return answer(name: earlier, sha256: hex, duplicate: true)
+        }
+        let request = UploadRequest(target: target, sha256: hex, date: Date())
+        let directory = try inbox.open(folder, flags: trapper_O_PATH | O_DIRECTORY | O_CLOEXEC)
+        defer { close(directory) }
+        // The first name free in the inbox whose request this upload makes: written down before the
+        // inbox can see the file, and never another upload's. The rename (RENAME_NOREPLACE) gives
+        // the file that name only if nothing has it: a file a sync tool put there meanwhile leaves
+        // it to the next number, and the request made for it goes.
+        var number = 1
+        while true {
+            let wanted = number == 1 ? name : FileName.numbered(name, number)
+            let relative = UploadRequest.inboxFolder + "/" + wanted
+            number += 1
+            guard !inbox.exists(folder + "/" + wanted), try request.create(stateDir: state, relativePath: relative) else { continue }
+            guard trapper_renameat2(directory, (temporary as NSString).lastPathComponent, directory, wanted, UInt32(RENAME_NOREPLACE)) == 0 else {
+                let code = errno
+                try Durable.remove(UploadRequest.path(stateDir: state, relativePath: relative))
+                if code == EEXIST { continue }
+                throw Durable.Failure(step: "rename", path: folder + "/" + wanted, code: code)
+            }
+            self.temporary = nil
+            try inbox.syncFolder(folder)
+            try Durable.replace(seen, with: Data(relative.utf8))
+            return answer(name: relative, sha256: hex, duplicate: false)
+        }
+    }
+
     /// The first `count` bytes of the file written so far (for a header past the first 64 KiB).
     private func readStart(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: min(count, received))
         let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         return Array(bytes.prefix(max(got, 0)))
-    }
-
-    /// All of it is in: synced, its pixels checked from its header (the file was read whole here
-    /// before, four 400 MB photos at once held 1.6 GB), known by its digest or written down for the
-    /// inbox, then renamed into the inbox's `workspace` folder.
-    private func store() throws -> HTTPResponse {
-        guard let temporary, fsync(fd) == 0 else { throw Refusal(507, "\(name): could not be synced to the inbox") }
-        if received > Self.headBytes, let refusal = pixelRefusal(readStart(Self.pixelHeaderBytes)) { throw refusal }
-        close(fd)
-        fd = -1
-        let sha256 = digest.finish()
-        let hex = sha256.map { String(format: "%02x", $0) }.joined()
-        let state = config.daemon.stateDir
-        let seen = UploadRequest.folder(stateDir: state) + "/seen-" + hex + (target.map { "-" + StateDirectory.key(for: $0) } ?? "")
-        if let earlier = earlierUpload(seen) {
-            abandon()
-            return WebJSON.response(["name": earlier, "bytes": received, "sha256": hex, "duplicate": true,
-                                     "target": targetRelative.map { $0 as Any } ?? NSNull()])
-        }
-        // Written down before the inbox can see the file (it waits inbox.settle before it looks).
-        let folder = config.inbox.path + "/" + UploadRequest.inboxFolder
-        try inbox.makeFolder(folder)
-        var number = 1
-        var wanted = name
-        while inbox.exists(folder + "/" + wanted) {
-            number += 1
-            wanted = FileName.numbered(name, number)
-        }
-        let request = UploadRequest(target: target, sha256: hex, date: Date())
-        try Durable.makeFolder(UploadRequest.folder(stateDir: state))
-        try Durable.replace(UploadRequest.path(stateDir: state, relativePath: UploadRequest.inboxFolder + "/" + wanted),
-                            with: request.encoded())
-        let placed = try FolderRoot.move(temporary, in: inbox, to: folder + "/" + wanted, in: inbox)
-        self.temporary = nil
-        let relative = UploadRequest.inboxFolder + "/" + (placed as NSString).lastPathComponent
-        if relative != UploadRequest.inboxFolder + "/" + wanted {
-            // Another file took the name meanwhile: the request follows the name it got.
-            try Durable.replace(UploadRequest.path(stateDir: state, relativePath: relative), with: request.encoded())
-            try? Durable.remove(UploadRequest.path(stateDir: state, relativePath: UploadRequest.inboxFolder + "/" + wanted))
-        }
-        try Durable.replace(seen, with: Data(relative.utf8))
-        return WebJSON.response(["name": relative, "bytes": received, "sha256": hex, "duplicate": false,
-                                 "target": targetRelative.map { $0 as Any } ?? NSNull()])
     }
 
     /// The inbox name the same bytes (for the same document) were uploaded as within the retry
@@ -225,6 +231,11 @@ final class WorkspaceUpload: HTTPUpload {
               let modified = attributes[.modificationDate] as? Date, Date().timeIntervalSince(modified) < Self.retryWindow,
               let data = FileManager.default.contents(atPath: seen) else { return nil }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    private func answer(name: String?, sha256: String, duplicate: Bool) -> HTTPResponse {
+        WebJSON.response(["name": name.map { $0 as Any } ?? NSNull(), "bytes": received, "sha256": sha256, "duplicate": duplicate,
+                          "target": targetRelative.map { $0 as Any } ?? NSNull()])
     }
 }
 

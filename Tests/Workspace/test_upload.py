@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import unittest
 
 from PIL import Image
@@ -27,6 +28,15 @@ def photo(path, spec=None):
     spec = spec or {"angle": 8, "tilt": 20, "shadow": True, "size": [1600, 1200]}
     subprocess.run(["python3", SCENE, path, json.dumps(spec)], check=True, capture_output=True)
     return path
+
+
+def small_jpeg(number):
+    """A small JPEG of its own: `number` drawn in, so every one has bytes (and a digest) of its own."""
+    picture = Image.new("RGB", (160, 120), ((number * 37) % 256, (number * 91) % 256, 200))
+    picture.paste((0, 0, 0), (10 + number * 5 % 140, 10, 20 + number * 5 % 140, 110))
+    out = io.BytesIO()
+    picture.save(out, "JPEG", quality=90, comment=f"picture {number}".encode())
+    return out.getvalue()
 
 
 def peak_memory_mb(daemon):
@@ -157,6 +167,35 @@ class UploadHTTPTests(unittest.TestCase):
         self.daemon.wait_for(lambda: not set(inbox_files(self.daemon)) - set(before), what="the cut-off upload's file removed")
         if os.path.exists(self.daemon.path("library", "Inbox.pdf")):
             self.assertFalse(any("cut.jpg" in line for line in self.daemon.history("Inbox.pdf")))
+
+
+    def test_uploads_of_one_name_at_once_each_go_to_the_document_they_were_sent_to(self):
+        # Twenty phones send IMG_0001.jpg at the same moment, half of them to each of two documents.
+        for name in ("Trip.pdf", "Work.pdf"):
+            text_pdf(self.daemon.path("library", name), [f"{name}, page one"])
+        sent = {"Trip.pdf": set(), "Work.pdf": set()}
+        answers = []
+        def send(number):
+            document = "Trip.pdf" if number % 2 else "Work.pdf"
+            status, answer = self.upload("IMG_0001.jpg", small_jpeg(number), path=document)
+            answers.append((status, answer, document))
+        threads = [threading.Thread(target=send, args=(number,)) for number in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for status, answer, document in answers:
+            self.assertEqual((status, answer.get("duplicate"), answer.get("target")), (200, False, document), answer)
+            sent[document].add(answer["sha256"][:12])
+        # Each upload got a name of its own.
+        self.assertEqual(len({answer["name"] for _, answer, _ in answers}), 20, answers)
+        # Uploads that arrive together may share a revision: each history line names its inputs' digests.
+        for document, digests in sent.items():
+            history = lambda: "\n".join(self.daemon.history(document))
+            self.daemon.wait_for(lambda: all(digest in history() for digest in digests), seconds=60, what=f"ten pages in {document}")
+            other = sent["Work.pdf" if document == "Trip.pdf" else "Trip.pdf"]
+            self.assertEqual([digest for digest in other if digest in history()], [], history())
+            assert_readers_agree(self.daemon.path("library", document), 11)
 
 
 class UploadMemoryTests(unittest.TestCase):
