@@ -21,8 +21,9 @@ import TrapperCore
 ///
 /// Every upload gets a name of its own (its request made with O_EXCL, the file renamed to that name
 /// only if nothing has it), and the request, not the name, says which document it goes to. The
-/// same file sent again within a day (a retry after a lost answer) is known by its SHA-256 and not
-/// stored twice.
+/// same bytes sent again to the same place while the first copy waits in the inbox or its page is
+/// in the document (a retry after a lost answer, a double tap) are stored once; a page undone since
+/// may be uploaded again at once.
 final class WorkspaceUpload: HTTPUpload {
     struct Refusal: Error {
         var response: HTTPResponse
@@ -34,6 +35,8 @@ final class WorkspaceUpload: HTTPUpload {
     let target: String?
     let targetRelative: String?
     let config: Config
+    /// Asked whether a page is in its document now (a retry of it is stored once).
+    let store: TargetStore
     let inbox: FolderRoot
     private var head: [UInt8] = []
     private var fd: Int32 = -1
@@ -48,14 +51,14 @@ final class WorkspaceUpload: HTTPUpload {
     /// How much of the file is read again for its pixels when its header lies past the first 64 KiB
     /// (a JPEG's EXIF segments come before its size): bounded, whatever the file's size.
     static let pixelHeaderBytes = 1 << 20
-    /// How long an upload's digest is remembered: a retry comes within it, a deliberate second copy after.
-    static let retryWindow: TimeInterval = 24 * 3600
 
-    init(name: String, target: (path: String, relative: String)?, config: Config, declaredLength: Int?) throws(Refusal) {
+    init(name: String, target: (path: String, relative: String)?, config: Config, store: TargetStore,
+         declaredLength: Int?) throws(Refusal) {
         self.name = name
         self.target = target?.path
         self.targetRelative = target?.relative
         self.config = config
+        self.store = store
         // Refused at its first piece (the rest is read and dropped, then the reason given).
         declaredTooLarge = (declaredLength ?? 0) > config.limits.maxInputBytes
         do {
@@ -180,13 +183,12 @@ final class WorkspaceUpload: HTTPUpload {
         close(fd)
         fd = -1
         let hex = digest.finish().map { String(format: "%02x", $0) }.joined()
-        let state = config.daemon.stateDir
-        let seen = UploadRequest.folder(stateDir: state) + "/seen-" + hex + (target.map { "-" + StateDirectory.key(for: $0) } ?? "")
-        if let earlier = earlierUpload(seen) {
+        if isRetry(hex) {
             abandon()  // stored once: this copy goes
-            return answer(name: earlier, sha256: hex, duplicate: true)
+            return answer(name: nil, sha256: hex, duplicate: true)
         }
         let request = UploadRequest(target: target, sha256: hex, date: Date())
+        let state = config.daemon.stateDir
         let directory = try inbox.open(folder, flags: trapper_O_PATH | O_DIRECTORY | O_CLOEXEC)
         defer { close(directory) }
         // The first name free in the inbox whose request this upload makes: written down before the
@@ -207,7 +209,6 @@ final class WorkspaceUpload: HTTPUpload {
             }
             self.temporary = nil
             try inbox.syncFolder(folder)
-            try Durable.replace(seen, with: Data(relative.utf8))
             return answer(name: relative, sha256: hex, duplicate: false)
         }
     }
@@ -219,18 +220,18 @@ final class WorkspaceUpload: HTTPUpload {
         return Array(bytes.prefix(max(got, 0)))
     }
 
-    /// The inbox name the same bytes (for the same document) were uploaded as within the retry
-    /// window. Marks older than the window are swept away on the way.
-    private func earlierUpload(_ seen: String) -> String? {
-        let folder = UploadRequest.folder(stateDir: config.daemon.stateDir)
-        for mark in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where mark.hasPrefix("seen-") {
-            let modified = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + mark))?[.modificationDate] as? Date
-            if let modified, Date().timeIntervalSince(modified) >= Self.retryWindow { try? FileManager.default.removeItem(atPath: folder + "/" + mark) }
+    /// A retry of an upload, stored once: the same bytes to the same place while the first copy
+    /// still waits in the inbox, or while its page is in the document now. A page undone since is
+    /// no longer there, so the same photo sent again after an undo is a page again. A rule's
+    /// target is asked only where it is one document (append or prepend); `new` makes one each time.
+    private func isRetry(_ sha256: String) -> Bool {
+        if UploadRequest.pending(stateDir: config.daemon.stateDir).contains(where: { $0.sha256 == sha256 && $0.target == target }) {
+            return true
         }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: seen),
-              let modified = attributes[.modificationDate] as? Date, Date().timeIntervalSince(modified) < Self.retryWindow,
-              let data = FileManager.default.contents(atPath: seen) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        let input = RouteInput(relativePath: UploadRequest.inboxFolder + "/" + name, bytes: Int64(received), kind: kind, date: Date())
+        let routed = config.router().plan(for: input).flatMap { $0.mode == .append || $0.mode == .prepend ? $0.targetPath : nil }
+        guard let document = target ?? routed else { return false }
+        return store.ingestedInputs(of: document).contains(sha256)
     }
 
     private func answer(name: String?, sha256: String, duplicate: Bool) -> HTTPResponse {

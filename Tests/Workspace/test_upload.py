@@ -197,6 +197,26 @@ class UploadHTTPTests(unittest.TestCase):
             self.assertEqual([digest for digest in other if digest in history()], [], history())
             assert_readers_agree(self.daemon.path("library", document), 11)
 
+    def test_a_page_undone_may_be_uploaded_again_at_once(self):
+        text_pdf(self.daemon.path("library", "Undone.pdf"), ["Undone, page one"])
+        body = small_jpeg(99)
+        status, first = self.upload("IMG_0500.jpg", body, path="Undone.pdf")
+        self.assertEqual((status, first["duplicate"]), (200, False), first)
+        self.daemon.wait_for(lambda: len(self.daemon.history("Undone.pdf")) == 2, what="the uploaded page")
+        _, info = self.client.json("GET", "/api/document?path=Undone.pdf")
+        status, answer = self.client.json("POST", "/api/undo", {"path": "Undone.pdf", "base_end": info["end"]})
+        self.assertEqual(status, 200, answer)
+        self.assertEqual(len(self.daemon.history("Undone.pdf")), 1)
+        # The person takes it back, then sends the same photo again: it is a page again.
+        status, again = self.upload("IMG_0500.jpg", body, path="Undone.pdf")
+        self.assertEqual((status, again["duplicate"], again["sha256"]), (200, False, first["sha256"]), again)
+        self.daemon.wait_for(lambda: len(self.daemon.history("Undone.pdf")) == 2, what="the page uploaded again")
+        self.assertIn(first["sha256"][:12], self.daemon.history("Undone.pdf")[1])
+        # While it is in the document, the same bytes again are a retry, stored once.
+        status, retry = self.upload("IMG_0500.jpg", body, path="Undone.pdf")
+        self.assertEqual((status, retry["duplicate"]), (200, True), retry)
+        assert_readers_agree(self.daemon.path("library", "Undone.pdf"), 2)
+
 
 class UploadMemoryTests(unittest.TestCase):
     """A large upload is written to disk as it comes: the server never holds it whole."""

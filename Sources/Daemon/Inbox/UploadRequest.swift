@@ -52,6 +52,13 @@ public struct UploadRequest: Codable, Sendable, Equatable {
         return true
     }
 
+    /// The requests whose uploads have not gone in yet (nor to quarantine).
+    public static func pending(stateDir: String) -> [UploadRequest] {
+        let folder = folder(stateDir: stateDir)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.compactMap { FileManager.default.contents(atPath: folder + "/" + $0).flatMap(decode) }
+    }
+
     public func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
