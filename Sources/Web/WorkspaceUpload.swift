@@ -225,13 +225,20 @@ final class WorkspaceUpload: HTTPUpload {
     /// no longer there, so the same photo sent again after an undo is a page again. A rule's
     /// target is asked only where it is one document (append or prepend); `new` makes one each time.
     private func isRetry(_ sha256: String) -> Bool {
-        if UploadRequest.pending(stateDir: config.daemon.stateDir).contains(where: { $0.sha256 == sha256 && $0.target == target }) {
-            return true
-        }
+        if waitsInInbox(sha256) { return true }
         let input = RouteInput(relativePath: UploadRequest.inboxFolder + "/" + name, bytes: Int64(received), kind: kind, date: Date())
         let routed = config.router().plan(for: input).flatMap { $0.mode == .append || $0.mode == .prepend ? $0.targetPath : nil }
         guard let document = target ?? routed else { return false }
         return store.ingestedInputs(of: document).contains(sha256)
+    }
+
+    /// The same bytes to the same place wait in the inbox: a request for them whose file is there. A
+    /// request left without its file (by a crash, or a file taken out by hand) holds nothing back.
+    private func waitsInInbox(_ sha256: String) -> Bool {
+        UploadRequest.pending(stateDir: config.daemon.stateDir).contains { request in
+            request.sha256 == sha256 && request.target == target
+                && request.input.map { inbox.exists(config.inbox.path + "/" + $0) } == true
+        }
     }
 
     private func answer(name: String?, sha256: String, duplicate: Bool) -> HTTPResponse {

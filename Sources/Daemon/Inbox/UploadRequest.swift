@@ -13,6 +13,9 @@ public struct UploadRequest: Codable, Sendable, Equatable {
     /// SHA-256, hex.
     public var sha256: String
     public var date: Date
+    /// The input it was made for, below the inbox (`workspace/NAME`); nil in requests written
+    /// before it was kept.
+    public var input: String?
 
     public init(target: String?, sha256: String, date: Date) {
         self.target = target
@@ -41,7 +44,9 @@ public struct UploadRequest: Codable, Sendable, Equatable {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if fd < 0, errno == EEXIST { return false }
         guard fd >= 0 else { throw Durable.Failure(step: "create", path: path, code: errno) }
-        let written = encoded().withUnsafeBytes { Durable.writeAll(fd, $0) }
+        var request = self
+        request.input = relativePath
+        let written = request.encoded().withUnsafeBytes { Durable.writeAll(fd, $0) }
         let code = written != 0 ? written : (fsync(fd) != 0 ? errno : 0)
         close(fd)
         guard code == 0 else {
