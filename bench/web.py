@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The workspace, side by side with itself where there is no peer: every figure is a ratio or a
-difference within one run. Usage: bench/web.py PATH/TO/pdftrapper [--rounds N]
+difference within one run. Usage: bench/web.py PATH/TO/pdftrapper [--rounds N] [--only-slow]
 
 1. Page picture latency: cold renders (each page asked once) of a 10-page and a 5,000-page
    document at 1,000 px, and opening each (GET /api/document); p50 and the ratio. Goal: at most 1.5.
@@ -9,8 +9,11 @@ difference within one run. Usage: bench/web.py PATH/TO/pdftrapper [--rounds N]
 3. A 10-stroke save to a durable revision and its re-rendered page: p50. Goal: at most 300 ms.
 4. 50 viewers at once paging through the 5,000-page document: errors, and the server's peak RSS.
    Goals: no errors, at most 150 MB.
+5. Slow clients (slowloris): 300 connections from 127.0.0.2 sending their headers one byte a second,
+   then 1,100 (more than the server's whole connection limit of 1,000); meanwhile 20 logins from
+   127.0.0.1 (GET /login?token=..., answered 303), each timed. Goal: every one answered within 1 s.
 """
-import os, statistics, subprocess, sys, tempfile, threading, time
+import http.client, os, resource, socket, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Workspace"))
 import workspace  # noqa: E402
@@ -156,6 +159,55 @@ def viewers(client, daemon, count=50, pages=10):
           f"server peak RSS {rss('VmHWM'):.0f} MB, {before:.0f} MB before (goals: no errors, <= 150 MB)")
 
 
+def slow_clients(daemon, count, logins=20):
+    """`count` connections from 127.0.0.2 trickling a header byte a second, and `logins` logins
+    from 127.0.0.1 meanwhile: the login's latency."""
+    slow = []
+    for _ in range(count):
+        connection = socket.socket()
+        connection.bind(("127.0.0.2", 0))
+        try:
+            connection.connect(("127.0.0.1", daemon.port))
+            connection.sendall(b"GET /login?token=")
+            slow.append(connection)
+        except OSError:
+            connection.close()
+    stop = threading.Event()
+    def trickle():
+        while not stop.is_set():
+            for connection in slow:
+                try:
+                    connection.send(b"x")
+                except OSError:
+                    pass
+            stop.wait(1)
+    trickler = threading.Thread(target=trickle)
+    trickler.start()
+    times, failures = [], []
+    try:
+        time.sleep(1)
+        for _ in range(logins):
+            start = time.perf_counter()
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", daemon.port, timeout=10)
+                connection.request("GET", "/login?token=" + daemon.token, headers={"Host": daemon.host})
+                status = connection.getresponse().status
+                connection.close()
+                if status != 303:
+                    failures.append(status)
+            except OSError as error:
+                failures.append(repr(error))
+            times.append((time.perf_counter() - start) * 1000)
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        trickler.join()
+        for connection in slow:
+            connection.close()
+    print(f"   {count:5} slow connections: login p50 {p50(times):.1f} ms, max {max(times):.1f} ms; "
+          f"failed {len(failures)} of {logins} {failures[:2]} (goal: all within 1,000 ms)")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -172,11 +224,17 @@ def main():
             daemon.drop("first.pdf", first)
             daemon.wait_for(lambda: os.path.exists(daemon.path("library", "Inbox.pdf")), what="Inbox.pdf")
         client = workspace.Client(daemon)
-        if "--only-drops" not in sys.argv:
-            page_latency(client, rounds)
-        drop_to_visible(daemon, rounds)
-        save_latency(client, daemon, rounds)
-        viewers(client, daemon)
+        if "--only-slow" not in sys.argv:
+            if "--only-drops" not in sys.argv:
+                page_latency(client, rounds)
+            drop_to_visible(daemon, rounds)
+            save_latency(client, daemon, rounds)
+            viewers(client, daemon)
+        print("5. slow clients from one address (a header byte a second) while someone else logs in")
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+        for count in (300, 1100):
+            slow_clients(daemon, count)
     finally:
         daemon.stop()
 

@@ -31,10 +31,13 @@ static inline struct MHD_Daemon *_Nullable trapper_mhd_start_va(const struct tra
 
 // MHD_start_daemon's options are C varargs, which Swift cannot pass: the server's fixed set of
 // them is spelled here. The socket is the server's own (TCP or unix), already listening; each
-// connection gets a thread (so a live-events stream may wait for its next event); idle ones are
-// closed after `timeout` seconds, and at most `limit` are served at once.
+// connection gets a thread (so a live-events stream may wait for its next event, and a slow client
+// holds up no one but itself); one silent for `timeout` seconds is closed; at most `limit` are
+// served at once, and at most `per_address` of them from one client address (MHD counts TCP
+// addresses only: a unix socket's clients are a reverse proxy's, which limits its own).
 static inline struct MHD_Daemon *_Nullable trapper_mhd_start(const struct trapper_mhd *_Nonnull api, int listen_socket,
-                                                             unsigned int limit, unsigned int timeout,
+                                                             unsigned int limit, unsigned int per_address,
+                                                             unsigned int timeout,
                                                              MHD_AccessHandlerCallback _Nonnull handler,
                                                              MHD_RequestCompletedCallback _Nonnull completed,
                                                              void *_Nullable context) {
@@ -42,6 +45,7 @@ static inline struct MHD_Daemon *_Nullable trapper_mhd_start(const struct trappe
     return trapper_mhd_start_va(api, flags, handler, context,
                                 MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_socket,
                                 MHD_OPTION_CONNECTION_LIMIT, limit,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address,
                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                                 MHD_OPTION_END);

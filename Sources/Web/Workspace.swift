@@ -187,7 +187,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
             target = (path, relative)
         }
         do {
-            return try WorkspaceUpload(name: name, target: target, config: config,
+            return try WorkspaceUpload(name: name, target: target, config: config, store: store,
                                        declaredLength: request.header("Content-Length").flatMap(Int.init))
         } catch {
             return RefusedUpload(error.response)

@@ -1,3 +1,4 @@
+import CLinux
 import Daemon
 import Foundation
 import Glibc
@@ -8,15 +9,21 @@ import TrapperCore
 
 /// `POST /api/upload?name=NAME[&path=DOC.pdf]`: a file from the browser (a phone's camera, a
 /// desktop's file picker) into the inbox, the way a sync tool writes one: under a hidden temporary
-/// name, then renamed to `workspace/NAME`, so that the completeness gate and the claims apply and the
-/// rules route it, or, added from an open document, that document takes it (`UploadRequest`).
+/// name, then given its name `workspace/NAME`, so that the completeness gate and the claims apply and
+/// the rules route it, or, added from an open document, that document takes it (`UploadRequest`).
 ///
-/// The inbox's own limits are checked on the way: the size (Content-Length, then every piece), the
-/// type (the first 64 KiB, sniffed) and, where the first 64 KiB say it (JPEG, PNG, WebP...), the
-/// pixels before a byte is written; the whole file is read as the inbox will read it before it is
-/// renamed into the inbox. A refusal says why in one line. The body is written
-/// as it arrives, never held whole. The same file sent again within a day (a retry after a lost
-/// answer) is known by its SHA-256 and not stored twice.
+/// The body is written as it arrives, never held whole: what stays in memory is the first 64 KiB
+/// (until the type is known) and, at the end, at most the first MiB again for the pixels. The
+/// inbox's own limits are checked on the way: the size (Content-Length, then every piece), the type
+/// (the first 64 KiB, sniffed) and, where the image's header says it (JPEG, PNG, WebP...), the
+/// pixels; anything else wrong with an image the inbox finds when it reads the file, and
+/// quarantines it with the reason. A refusal says why in one line.
+///
+/// Every upload gets a name of its own (its request made with O_EXCL, the file renamed to that name
+/// only if nothing has it), and the request, not the name, says which document it goes to. The
+/// same bytes sent again to the same place while the first copy waits in the inbox or its page is
+/// in the document (a retry after a lost answer, a double tap) are stored once; a page undone since
+/// may be uploaded again at once.
 final class WorkspaceUpload: HTTPUpload {
     struct Refusal: Error {
         var response: HTTPResponse
@@ -28,6 +35,8 @@ final class WorkspaceUpload: HTTPUpload {
     let target: String?
     let targetRelative: String?
     let config: Config
+    /// Asked whether a page is in its document now (a retry of it is stored once).
+    let store: TargetStore
     let inbox: FolderRoot
     private var head: [UInt8] = []
     private var fd: Int32 = -1
@@ -39,14 +48,17 @@ final class WorkspaceUpload: HTTPUpload {
 
     /// What is looked at before a byte is written: enough for any header the sniffing reads.
     static let headBytes = 64 << 10
-    /// How long an upload's digest is remembered: a retry comes within it, a deliberate second copy after.
-    static let retryWindow: TimeInterval = 24 * 3600
+    /// How much of the file is read again for its pixels when its header lies past the first 64 KiB
+    /// (a JPEG's EXIF segments come before its size): bounded, whatever the file's size.
+    static let pixelHeaderBytes = 1 << 20
 
-    init(name: String, target: (path: String, relative: String)?, config: Config, declaredLength: Int?) throws(Refusal) {
+    init(name: String, target: (path: String, relative: String)?, config: Config, store: TargetStore,
+         declaredLength: Int?) throws(Refusal) {
         self.name = name
         self.target = target?.path
         self.targetRelative = target?.relative
         self.config = config
+        self.store = store
         // Refused at its first piece (the rest is read and dropped, then the reason given).
         declaredTooLarge = (declaredLength ?? 0) > config.limits.maxInputBytes
         do {
@@ -87,7 +99,7 @@ final class WorkspaceUpload: HTTPUpload {
     func finish() -> HTTPResponse {
         do {
             if fd < 0, let refusal = begin() { throw refusal }
-            return try store()
+            return try storeInInbox()
         } catch let refusal as Refusal {
             abandon()
             return refusal.response
@@ -106,21 +118,17 @@ final class WorkspaceUpload: HTTPUpload {
 
     // MARK: Steps
 
+    /// The inbox's folder the workspace writes into.
+    private var folder: String { config.inbox.path + "/" + UploadRequest.inboxFolder }
+
     /// The first bytes are in: the type is checked, then the temporary file is made and they are written.
     private func begin() -> Refusal? {
         kind = FileKind.sniff(head)
         guard kind != .unknown else {
             return Refusal(415, "\(name): not a PDF or an image the inbox takes (JPEG, PNG, TIFF, PNM, HEIC, AVIF, WebP); nothing was stored")
         }
-        // Most images say their size in their first bytes: too many pixels is refused before a byte
-        // is written. Anything else wrong with the head (it is only a head) waits for the whole file.
-        if kind.imageFormat != nil {
-            do {
-                _ = try ImageFiles.open(bytes: head, limits: config.limits.images, flate: ZlibFlate())
-            } catch let error as ImageInputError {
-                if case .tooManyPixels = error { return Refusal(422, "\(name): \(error); nothing was stored") }
-            } catch {}
-        }
+        // Most images say their size in their first bytes: too many pixels is refused before a byte is written.
+        if let refusal = pixelRefusal(head) { return refusal }
         if target == nil {
             let input = RouteInput(relativePath: UploadRequest.inboxFolder + "/" + name, bytes: Int64(received), kind: kind, date: Date())
             guard config.router().firstMatch(for: input) != nil else {
@@ -128,11 +136,13 @@ final class WorkspaceUpload: HTTPUpload {
                                + "or add it from an open document; nothing was stored")
             }
         }
+        // Hidden (the inbox ignores it), in the folder where it gets its name: one rename away.
         let tag = ".upload-" + UUID().uuidString.prefix(8).lowercased()
-        let path = config.inbox.path + "/" + FileName.temporary(for: name, tag: tag)
+        let path = folder + "/" + FileName.temporary(for: name, tag: tag)
         do {
-            try inbox.makeFolder(config.inbox.path)
-            fd = try inbox.open(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+            try inbox.makeFolder(folder)
+            // Read and write: the pixels' header may be read back from it at the end.
+            fd = try inbox.open(path, flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
         } catch {
             return Refusal(507, "\(name): the inbox cannot be written: \(error)")
         }
@@ -152,66 +162,88 @@ final class WorkspaceUpload: HTTPUpload {
         return true
     }
 
-    /// All of it is in: synced, its pixels checked, known by its digest or written down for the
-    /// inbox, then renamed into the inbox's `workspace` folder.
-    private func store() throws -> HTTPResponse {
-        guard let temporary, fsync(fd) == 0 else { throw Refusal(507, "\(name): could not be synced to the inbox") }
-        close(fd)
-        fd = -1
-        if kind.imageFormat != nil {
-            do {
-                _ = try ImageFiles.open(path: temporary, limits: config.limits.images, flate: ZlibFlate())
-            } catch {
-                throw Refusal(422, "\(name): \(error); nothing was stored")
-            }
-        }
-        let sha256 = digest.finish()
-        let hex = sha256.map { String(format: "%02x", $0) }.joined()
-        let state = config.daemon.stateDir
-        let seen = UploadRequest.folder(stateDir: state) + "/seen-" + hex + (target.map { "-" + StateDirectory.key(for: $0) } ?? "")
-        if let earlier = earlierUpload(seen) {
-            abandon()
-            return WebJSON.response(["name": earlier, "bytes": received, "sha256": hex, "duplicate": true,
-                                     "target": targetRelative.map { $0 as Any } ?? NSNull()])
-        }
-        // Written down before the inbox can see the file (it waits inbox.settle before it looks).
-        let folder = config.inbox.path + "/" + UploadRequest.inboxFolder
-        try inbox.makeFolder(folder)
-        var number = 1
-        var wanted = name
-        while inbox.exists(folder + "/" + wanted) {
-            number += 1
-            wanted = FileName.numbered(name, number)
-        }
-        let request = UploadRequest(target: target, sha256: hex, date: Date())
-        try Durable.makeFolder(UploadRequest.folder(stateDir: state))
-        try Durable.replace(UploadRequest.path(stateDir: state, relativePath: UploadRequest.inboxFolder + "/" + wanted),
-                            with: request.encoded())
-        let placed = try FolderRoot.move(temporary, in: inbox, to: folder + "/" + wanted, in: inbox)
-        self.temporary = nil
-        let relative = UploadRequest.inboxFolder + "/" + (placed as NSString).lastPathComponent
-        if relative != UploadRequest.inboxFolder + "/" + wanted {
-            // Another file took the name meanwhile: the request follows the name it got.
-            try Durable.replace(UploadRequest.path(stateDir: state, relativePath: relative), with: request.encoded())
-            try? Durable.remove(UploadRequest.path(stateDir: state, relativePath: UploadRequest.inboxFolder + "/" + wanted))
-        }
-        try Durable.replace(seen, with: Data(relative.utf8))
-        return WebJSON.response(["name": relative, "bytes": received, "sha256": hex, "duplicate": false,
-                                 "target": targetRelative.map { $0 as Any } ?? NSNull()])
+    /// Too many pixels, as the image's header in `start` (the file's first bytes) says: the refusal.
+    /// Nil within the limit, for what is not an image, or when the header is not all in `start`
+    /// (anything else wrong with an image is the inbox's to find, in the whole file).
+    private func pixelRefusal(_ start: [UInt8]) -> Refusal? {
+        guard kind.imageFormat != nil else { return nil }
+        do {
+            _ = try ImageFiles.open(bytes: start, limits: config.limits.images, flate: ZlibFlate())
+        } catch let error as ImageInputError {
+            if case .tooManyPixels = error { return Refusal(422, "\(name): \(error); nothing was stored") }
+        } catch {}
+        return nil
     }
 
-    /// The inbox name the same bytes (for the same document) were uploaded as within the retry
-    /// window. Marks older than the window are swept away on the way.
-    private func earlierUpload(_ seen: String) -> String? {
-        let folder = UploadRequest.folder(stateDir: config.daemon.stateDir)
-        for mark in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where mark.hasPrefix("seen-") {
-            let modified = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + mark))?[.modificationDate] as? Date
-            if let modified, Date().timeIntervalSince(modified) >= Self.retryWindow { try? FileManager.default.removeItem(atPath: folder + "/" + mark) }
+    /// All of it is in: synced, its pixels checked from its header, known as a retry by its digest
+    /// or given a name of its own in the inbox's `workspace` folder, its request first.
+    private func storeInInbox() throws -> HTTPResponse {
+        guard let temporary, fsync(fd) == 0 else { throw Refusal(507, "\(name): could not be synced to the inbox") }
+        if received > Self.headBytes, let refusal = pixelRefusal(readStart(Self.pixelHeaderBytes)) { throw refusal }
+        close(fd)
+        fd = -1
+        let hex = digest.finish().map { String(format: "%02x", $0) }.joined()
+        if isRetry(hex) {
+            abandon()  // stored once: this copy goes
+            return answer(name: nil, sha256: hex, duplicate: true)
         }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: seen),
-              let modified = attributes[.modificationDate] as? Date, Date().timeIntervalSince(modified) < Self.retryWindow,
-              let data = FileManager.default.contents(atPath: seen) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        let request = UploadRequest(target: target, sha256: hex, date: Date())
+        let state = config.daemon.stateDir
+        let directory = try inbox.open(folder, flags: trapper_O_PATH | O_DIRECTORY | O_CLOEXEC)
+        defer { close(directory) }
+        // The first name free in the inbox whose request this upload makes: written down before the
+        // inbox can see the file, and never another upload's. The rename (RENAME_NOREPLACE) gives
+        // the file that name only if nothing has it: a file a sync tool put there meanwhile leaves
+        // it to the next number, and the request made for it goes.
+        var number = 1
+        while true {
+            let wanted = number == 1 ? name : FileName.numbered(name, number)
+            let relative = UploadRequest.inboxFolder + "/" + wanted
+            number += 1
+            guard !inbox.exists(folder + "/" + wanted), try request.create(stateDir: state, relativePath: relative) else { continue }
+            guard trapper_renameat2(directory, (temporary as NSString).lastPathComponent, directory, wanted, UInt32(RENAME_NOREPLACE)) == 0 else {
+                let code = errno
+                try Durable.remove(UploadRequest.path(stateDir: state, relativePath: relative))
+                if code == EEXIST { continue }
+                throw Durable.Failure(step: "rename", path: folder + "/" + wanted, code: code)
+            }
+            self.temporary = nil
+            try inbox.syncFolder(folder)
+            return answer(name: relative, sha256: hex, duplicate: false)
+        }
+    }
+
+    /// The first `count` bytes of the file written so far (for a header past the first 64 KiB).
+    private func readStart(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: min(count, received))
+        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return Array(bytes.prefix(max(got, 0)))
+    }
+
+    /// A retry of an upload, stored once: the same bytes to the same place while the first copy
+    /// still waits in the inbox, or while its page is in the document now. A page undone since is
+    /// no longer there, so the same photo sent again after an undo is a page again. A rule's
+    /// target is asked only where it is one document (append or prepend); `new` makes one each time.
+    private func isRetry(_ sha256: String) -> Bool {
+        if waitsInInbox(sha256) { return true }
+        let input = RouteInput(relativePath: UploadRequest.inboxFolder + "/" + name, bytes: Int64(received), kind: kind, date: Date())
+        let routed = config.router().plan(for: input).flatMap { $0.mode == .append || $0.mode == .prepend ? $0.targetPath : nil }
+        guard let document = target ?? routed else { return false }
+        return store.ingestedInputs(of: document).contains(sha256)
+    }
+
+    /// The same bytes to the same place wait in the inbox: a request for them whose file is there. A
+    /// request left without its file (by a crash, or a file taken out by hand) holds nothing back.
+    private func waitsInInbox(_ sha256: String) -> Bool {
+        UploadRequest.pending(stateDir: config.daemon.stateDir).contains { request in
+            request.sha256 == sha256 && request.target == target
+                && request.input.map { inbox.exists(config.inbox.path + "/" + $0) } == true
+        }
+    }
+
+    private func answer(name: String?, sha256: String, duplicate: Bool) -> HTTPResponse {
+        WebJSON.response(["name": name.map { $0 as Any } ?? NSNull(), "bytes": received, "sha256": sha256, "duplicate": duplicate,
+                          "target": targetRelative.map { $0 as Any } ?? NSNull()])
     }
 }
 

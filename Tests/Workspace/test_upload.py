@@ -3,11 +3,15 @@ attacker or a flaky phone connection would send them, and in Chromium in phone e
 the file input, as a person adds a photo. Each is checked from outside: the inbox and the state
 folder on disk, the readers, `pdftrapper history`.
 """
+import io
 import json
 import os
 import socket
 import subprocess
+import threading
 import unittest
+
+from PIL import Image
 
 from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
@@ -24,6 +28,21 @@ def photo(path, spec=None):
     spec = spec or {"angle": 8, "tilt": 20, "shadow": True, "size": [1600, 1200]}
     subprocess.run(["python3", SCENE, path, json.dumps(spec)], check=True, capture_output=True)
     return path
+
+
+def small_jpeg(number):
+    """A small JPEG of its own: `number` drawn in, so every one has bytes (and a digest) of its own."""
+    picture = Image.new("RGB", (160, 120), ((number * 37) % 256, (number * 91) % 256, 200))
+    picture.paste((0, 0, 0), (10 + number * 5 % 140, 10, 20 + number * 5 % 140, 110))
+    out = io.BytesIO()
+    picture.save(out, "JPEG", quality=90, comment=f"picture {number}".encode())
+    return out.getvalue()
+
+
+def peak_memory_mb(daemon):
+    """The daemon's peak resident memory so far (VmHWM), in MB."""
+    with open(f"/proc/{daemon.process.pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
 
 
 def inbox_files(daemon):
@@ -148,6 +167,79 @@ class UploadHTTPTests(unittest.TestCase):
         self.daemon.wait_for(lambda: not set(inbox_files(self.daemon)) - set(before), what="the cut-off upload's file removed")
         if os.path.exists(self.daemon.path("library", "Inbox.pdf")):
             self.assertFalse(any("cut.jpg" in line for line in self.daemon.history("Inbox.pdf")))
+
+
+    def test_uploads_of_one_name_at_once_each_go_to_the_document_they_were_sent_to(self):
+        # Twenty phones send IMG_0001.jpg at the same moment, half of them to each of two documents.
+        for name in ("Trip.pdf", "Work.pdf"):
+            text_pdf(self.daemon.path("library", name), [f"{name}, page one"])
+        sent = {"Trip.pdf": set(), "Work.pdf": set()}
+        answers = []
+        def send(number):
+            document = "Trip.pdf" if number % 2 else "Work.pdf"
+            status, answer = self.upload("IMG_0001.jpg", small_jpeg(number), path=document)
+            answers.append((status, answer, document))
+        threads = [threading.Thread(target=send, args=(number,)) for number in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for status, answer, document in answers:
+            self.assertEqual((status, answer.get("duplicate"), answer.get("target")), (200, False, document), answer)
+            sent[document].add(answer["sha256"][:12])
+        # Each upload got a name of its own.
+        self.assertEqual(len({answer["name"] for _, answer, _ in answers}), 20, answers)
+        # Uploads that arrive together may share a revision: each history line names its inputs' digests.
+        for document, digests in sent.items():
+            history = lambda: "\n".join(self.daemon.history(document))
+            self.daemon.wait_for(lambda: all(digest in history() for digest in digests), seconds=60, what=f"ten pages in {document}")
+            other = sent["Work.pdf" if document == "Trip.pdf" else "Trip.pdf"]
+            self.assertEqual([digest for digest in other if digest in history()], [], history())
+            assert_readers_agree(self.daemon.path("library", document), 11)
+
+    def test_a_page_undone_may_be_uploaded_again_at_once(self):
+        text_pdf(self.daemon.path("library", "Undone.pdf"), ["Undone, page one"])
+        body = small_jpeg(99)
+        status, first = self.upload("IMG_0500.jpg", body, path="Undone.pdf")
+        self.assertEqual((status, first["duplicate"]), (200, False), first)
+        self.daemon.wait_for(lambda: len(self.daemon.history("Undone.pdf")) == 2, what="the uploaded page")
+        _, info = self.client.json("GET", "/api/document?path=Undone.pdf")
+        status, answer = self.client.json("POST", "/api/undo", {"path": "Undone.pdf", "base_end": info["end"]})
+        self.assertEqual(status, 200, answer)
+        self.assertEqual(len(self.daemon.history("Undone.pdf")), 1)
+        # The person takes it back, then sends the same photo again: it is a page again.
+        status, again = self.upload("IMG_0500.jpg", body, path="Undone.pdf")
+        self.assertEqual((status, again["duplicate"], again["sha256"]), (200, False, first["sha256"]), again)
+        self.daemon.wait_for(lambda: len(self.daemon.history("Undone.pdf")) == 2, what="the page uploaded again")
+        self.assertIn(first["sha256"][:12], self.daemon.history("Undone.pdf")[1])
+        # While it is in the document, the same bytes again are a retry, stored once.
+        status, retry = self.upload("IMG_0500.jpg", body, path="Undone.pdf")
+        self.assertEqual((status, retry["duplicate"]), (200, True), retry)
+        assert_readers_agree(self.daemon.path("library", "Undone.pdf"), 2)
+
+
+class UploadMemoryTests(unittest.TestCase):
+    """A large upload is written to disk as it comes: the server never holds it whole."""
+
+    def test_a_large_photo_is_never_held_in_memory(self):
+        daemon = Daemon(extra="[limits]\nmax_input_size = \"200MB\"\n")
+        try:
+            client = Client(daemon)
+            text_pdf(daemon.path("library", "Large.pdf"), ["Large, page one"])
+            # Noise does not compress: a 16-megapixel JPEG of about 65 MB.
+            side = 4000
+            picture = Image.frombytes("RGB", (side, side), os.urandom(side * side * 3))
+            out = io.BytesIO()
+            picture.save(out, "JPEG", quality=100, subsampling=0)
+            body = out.getvalue()
+            before = peak_memory_mb(daemon)
+            status, _, data = client.request("POST", "/api/upload?name=large.jpg&path=Large.pdf", body, {"Content-Type": "image/jpeg"})
+            # Read as soon as it is answered, before the inbox (inbox.settle later) reads the photo to ingest it.
+            grown = peak_memory_mb(daemon) - before
+            self.assertEqual(status, 200, data)
+            self.assertLess(grown, len(body) / 1e6 / 4, f"the server grew by {grown:.0f} MB for a {len(body) / 1e6:.0f} MB upload")
+        finally:
+            daemon.stop()
 
 
 class UploadBrowserTests(unittest.TestCase):

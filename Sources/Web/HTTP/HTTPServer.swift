@@ -90,7 +90,10 @@ public protocol HTTPUpload: AnyObject {
 }
 
 /// An HTTP/1.1 server on a socket of our own (TCP or unix), through libmicrohttpd: one thread a
-/// connection, at most `connectionLimit` at once, idle ones closed after `idleSeconds`.
+/// connection, at most `connectionLimit` at once and `addressLimit` from one client address, idle
+/// ones closed after `idleSeconds`. Slow clients (slowloris: headers sent a byte a second) each
+/// hold one thread of their own, and from one address no more than `addressLimit`: the rest of
+/// the connections, the login page's among them, stay for everyone else.
 public final class HTTPServer: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -103,8 +106,11 @@ public final class HTTPServer: @unchecked Sendable {
     private let socketPath: String?
     private let streams = OpenStreams()
 
-    public init(listen: WebSettings.Listen, handler: any HTTPHandler, connectionLimit: Int = 1000,
-                idleSeconds: Int = 120) throws(Failure) {
+    /// `addressLimit` leaves room for a household behind one NAT address with many tabs open (each
+    /// with its live feed and six connections of its own) and for the suite's 200 idle connections
+    /// beside a client; one address alone can never take the whole of `connectionLimit`.
+    public init(listen: WebSettings.Listen, handler: any HTTPHandler, connectionLimit: Int = 1000, addressLimit: Int = 256,
+                idleSeconds: Int = 30) throws(Failure) {
         switch MicroHTTPD.library {
         case .success(let api): mhd = api
         case .failure(let failure): throw Failure(description: failure.description)
@@ -112,14 +118,35 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
         (socket, socketPath) = try Self.listeningSocket(listen)
         let context = Unmanaged.passUnretained(self).toOpaque()
+        let limit = UInt32(Self.connectionsThatFit(connectionLimit))
         daemon = withUnsafePointer(to: mhd) {
-            trapper_mhd_start($0, socket, UInt32(connectionLimit), UInt32(idleSeconds), accessHandler, requestCompleted, context)
+            trapper_mhd_start($0, socket, limit, UInt32(addressLimit), UInt32(idleSeconds), accessHandler, requestCompleted, context)
         }
         guard daemon != nil else {
             Glibc.close(socket)
             if let socketPath { unlink(socketPath) }
             throw Failure(description: "libmicrohttpd would not start on \(listen)")
         }
+    }
+
+    /// Descriptors the daemon keeps for its own work beside the connections: targets, the inbox's
+    /// files and watches, its state, worker pipes.
+    static let reservedDescriptors = 256
+
+    /// Each connection is a descriptor. Under the soft limit systemd gives (1,024), a thousand
+    /// connections would leave the daemon none to open a target or an inbox file with (EMFILE): the
+    /// soft limit is raised to the hard one, as systemd asks of programs that need many, and the
+    /// connections get what stays beyond the daemon's own reserve.
+    static func connectionsThatFit(_ wanted: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return wanted }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        // No limit (RLIM_INFINITY) clamps to Int.max.
+        return max(16, min(wanted, Int(clamping: limit.rlim_cur) - reservedDescriptors))
     }
 
     /// Ends every stream, then stops: MHD waits for each connection's thread to finish.
