@@ -269,14 +269,18 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
                 return item
             }
             let undoable = current.history.last.map { $0.record.map { $0.base > 0 } ?? false } ?? false
-            let rest: [String: Any] = ["path": relative, "end": info.end, "size": current.end, "history": history,
+            let revision = info.end == current.end ? TargetStore.revision(of: path) : nil
+            var rest: [String: Any] = ["path": relative, "end": info.end, "size": current.end, "history": history,
                                        "can_undo": undoable && info.end == current.end,
                                        "can_redo": store.canRedo(target: path) && info.end == current.end]
+            // What a save, undo or redo names as its base (If-Match), so two revisions of one length are told apart.
+            rest["revision"] = revision?.description
             // The pages' list, a 5,000-page document's bulk, was written once when the document was read.
             var body = Array("{\"pages\":".utf8) + info.pagesJSON + [UInt8(ascii: ",")]
             body += (try JSONSerialization.data(withJSONObject: rest, options: [.sortedKeys])).dropFirst()
-            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                                body: .bytes(body))
+            var headers = [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
+            if let revision { headers.append(("ETag", "\"\(revision)\"")) }
+            return HTTPResponse(status: 200, headers: headers, body: .bytes(body))
         } catch {
             return WebJSON.error(422, "\(relative): \(error)")
         }
@@ -399,17 +403,20 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
     private func saveEdits(_ request: HTTPRequest) -> HTTPResponse {
         guard let body = WebJSON.object(request.body), let relative = body["path"] as? String,
               let path = library.resolve(relative) else { return HTTPResponse(status: 404) }
-        guard let baseEnd = body["base_end"] as? Int, let list = body["edits"] as? [[String: Any]], !list.isEmpty else {
-            return WebJSON.error(422, "a save needs base_end and a list of edits")
+        guard let list = body["edits"] as? [[String: Any]], !list.isEmpty else {
+            return WebJSON.error(422, "a save needs base_revision (or base_end) and a list of edits")
         }
         do {
+            let base = try Self.base(of: request, body, path)
             let info = try documents.info(path)
-            guard info.end == baseEnd else { throw WorkspaceSave.Refusal(status: 409, message: Self.changed) }
-            let script = try WorkspaceSave.script(relative: relative, baseEnd: baseEnd, edits: list, info: info)
+            guard info.end == base.end else { throw WorkspaceSave.Refusal(status: 409, message: Self.changed) }
+            var script = try WorkspaceSave.script(relative: relative, baseEnd: base.end, edits: list, info: info)
+            script["base_revision"] = base.revision?.description
             let applied = try save.apply(script, label: "workspace")
-            return WebJSON.response(["end": applied.end, "operations": applied.operations, "pages": applied.pages])
+            return WebJSON.response(["end": applied.end, "operations": applied.operations, "pages": applied.pages,
+                                     "revision": TargetStore.revision(of: path)?.description ?? ""])
         } catch let refusal as WorkspaceSave.Refusal {
-            return WebJSON.error(refusal.status, refusal.message, problems: refusal.problems)
+            return answer(refusal, path)
         } catch {
             return WebJSON.error(422, "\(relative): \(error)")
         }
@@ -417,14 +424,47 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     private func undoOrRedo(_ request: HTTPRequest, _ op: String) -> HTTPResponse {
         guard let body = WebJSON.object(request.body), let relative = body["path"] as? String,
-              library.resolve(relative) != nil else { return HTTPResponse(status: 404) }
-        guard let baseEnd = body["base_end"] as? Int else { return WebJSON.error(422, "\(op) needs base_end") }
+              let path = library.resolve(relative) else { return HTTPResponse(status: 404) }
         do {
-            let applied = try save.apply(["target": relative, "base_end": baseEnd, "edit": [["op": op]]], label: "workspace-\(op)")
-            return WebJSON.response(["end": applied.end])
+            let base = try Self.base(of: request, body, path)
+            var script: [String: Any] = ["target": relative, "base_end": base.end, "edit": [["op": op]]]
+            script["base_revision"] = base.revision?.description
+            let applied = try save.apply(script, label: "workspace-\(op)")
+            return WebJSON.response(["end": applied.end, "revision": TargetStore.revision(of: path)?.description ?? ""])
         } catch {
-            return WebJSON.error(error.status, error.message, problems: error.problems)
+            return answer(error, path)
         }
+    }
+
+    /// The revision a save, undo or redo was made against: `base_revision` (END-HASH, or the
+    /// same in an `If-Match` header, as the document's ETag gave it), else the older `base_end`
+    /// alone. A revision that is no longer the document's is a 409 before anything is written;
+    /// the store checks it again under the target's lock.
+    private static func base(of request: HTTPRequest, _ body: [String: Any], _ path: String)
+        throws(WorkspaceSave.Refusal) -> (end: Int, revision: RevisionID?)
+    {
+        let named = (body["base_revision"] as? String)
+            ?? request.header("If-Match").map { $0.replacingOccurrences(of: "W/", with: "").trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
+        if let named {
+            guard let revision = RevisionID(named) else {
+                throw WorkspaceSave.Refusal(status: 422, message: "base_revision must be a revision as /api/document gives it (END-HASH)")
+            }
+            guard TargetStore.revision(of: path) == revision else { throw WorkspaceSave.Refusal(status: 409, message: changed) }
+            return (revision.end, revision)
+        }
+        guard let end = body["base_end"] as? Int else {
+            throw WorkspaceSave.Refusal(status: 422, message: "a change needs base_revision (or base_end)")
+        }
+        return (end, nil)
+    }
+
+    /// A refusal as the browser gets it; a conflict carries the document's current revision,
+    /// so the tab can reload and show what changed.
+    private func answer(_ refusal: WorkspaceSave.Refusal, _ path: String) -> HTTPResponse {
+        guard refusal.status == 409 else { return WebJSON.error(refusal.status, refusal.message, problems: refusal.problems) }
+        var object: [String: Any] = ["error": refusal.message, "revision": TargetStore.revision(of: path)?.description ?? ""]
+        if !refusal.problems.isEmpty { object["problems"] = refusal.problems }
+        return WebJSON.response(object, status: 409)
     }
 
     /// `POST /logout`: the session is ended for good (a replayed cookie gets 401, after a restart

@@ -10,8 +10,9 @@ enum HistoryCommand: Command {
     static let synopsis = "history TARGET.pdf [--thumbnails DIR]"
     static let details = """
     Lists the revisions of TARGET.pdf, oldest first, from the records PDFTrapper keeps in each
-    revision's trailer: the operation, the time (UTC), the pages added, the byte range, and each
-    input with the start of its SHA-256. What another program wrote is shown as "foreign".
+    revision's trailer: the operation, the time (UTC), the pages added, the byte range, the
+    revision as an edit script's base_revision names it (END-HASH), and each input with the start
+    of its SHA-256. What another program wrote is shown as "foreign".
     Reads only the tails of the revisions, not the whole file.
 
       --thumbnails DIR  also write one small picture per revision, DIR/revision-N.png (160
@@ -27,8 +28,10 @@ enum HistoryCommand: Command {
         }
         let target = context.absolute(arguments.positionals[0])
         let entries: [RevisionHistory.Entry]
+        let source: PDFFileSource
         do {
-            entries = try RevisionHistory.read(PDFFileSource(path: target), decoder: FlateStreamDecoder())
+            source = try PDFFileSource(path: target)
+            entries = try RevisionHistory.read(source, decoder: FlateStreamDecoder())
         } catch PDFError.io {
             context.err("pdftrapper history: \(arguments.positionals[0]): cannot be read")
             return .noInput
@@ -37,7 +40,7 @@ enum HistoryCommand: Command {
             return .dataError
         }
         for (number, entry) in entries.enumerated() {
-            context.out(describe(entry, number: number + 1))
+            context.out(describe(entry, number: number + 1, revision: TargetStore.revision(in: source, end: entry.end)))
         }
         if let folder = arguments.options["--thumbnails"] {
             return thumbnails(of: target, into: context.absolute(folder), context)
@@ -72,8 +75,8 @@ enum HistoryCommand: Command {
         }
     }
 
-    static func describe(_ entry: RevisionHistory.Entry, number: Int) -> String {
-        let bytes = "bytes \(entry.base)-\(entry.end)"
+    static func describe(_ entry: RevisionHistory.Entry, number: Int, revision: RevisionID? = nil) -> String {
+        let bytes = "bytes \(entry.base)-\(entry.end)" + (revision.map { "  revision \($0)" } ?? "")
         guard let record = entry.record else {
             return "\(number)  foreign  written by another program  \(bytes)"
         }

@@ -49,6 +49,22 @@ import Testing
                 == ["e.toml:3:17: base_revision is the old name of base_end; write base_end only"])
     }
 
+    /// base_revision as a string names the revision itself (END-HASH, as history shows it);
+    /// anything else in a string is refused with what is expected.
+    @Test func baseRevisionNamesTheRevisionItself() throws {
+        let edit = "[[edit]]\nop = \"rotate\"\npages = \"1\"\ndegrees = 90\n"
+        let script = try EditScriptParser.parse(Array("target = \"a.pdf\"\nbase_revision = \"512-0123456789abcdef\"\n\(edit)".utf8),
+                                                file: "e.toml", libraryRoot: "/srv/library")
+        #expect(script.baseRevision == "512-0123456789abcdef")
+        #expect(script.baseEnd == nil)
+        #expect(RevisionID("512-0123456789abcdef") == RevisionID(end: 512, sha256Hex: "0123456789abcdef0011"))
+        #expect(problems("target = \"a.pdf\"\nbase_revision = \"512\"\n" + edit, file: "e.toml")
+                == ["e.toml:2:17: base_revision must be a revision as pdftrapper history shows it (END-HASH), not the string \"512\""])
+        for bad in ["", "512", "-0123456789abcdef", "512-0123456789ABCDEF", "512-0123", "x-0123456789abcdef", "1-2-3"] {
+            #expect(RevisionID(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func tomlAndJSONMeanTheSame() throws {
         let toml = """
         target = "Letters/2026/bank.pdf"

@@ -115,6 +115,53 @@ class SecurityTests(unittest.TestCase):
         status, answer = self.client.json("POST", "/api/undo", {"path": "Undoable.pdf", "base_end": len(edited)})
         self.assertEqual((status, answer["end"]), (200, base))
 
+    def test_a_stale_tab_is_told_apart_by_its_revision_not_its_length(self):
+        """Two tabs on one document. Tab A undoes the last revision and saves a note of the same
+        size with other words: the file ends where it ended before, with other bytes. Tab B, still
+        showing the undone revision, presses undo (or saves): refused with 409 and the current
+        revision, never taking A's revision away."""
+        import json
+        path = self.daemon.path("library", "Tabs.pdf")
+        text_pdf(path, ["shared by two tabs"])
+
+        def document():
+            status, headers, data = self.client.request("GET", "/api/document?path=Tabs.pdf")
+            self.assertEqual(status, 200)
+            shown = json.loads(data)
+            self.assertEqual(headers["etag"], f'"{shown["revision"]}"')
+            return shown
+
+        def note(words, base):
+            return self.client.json("POST", "/api/save", {"path": "Tabs.pdf", "base_revision": base["revision"],
+                                                          "edits": [{"op": "note", "page": 1, "at": [50, 50],
+                                                                     "contents": words}]})
+
+        status, answer = note("AAAA", document())
+        self.assertEqual(status, 200, answer)
+        tab_b = document()
+        status, answer = self.client.json("POST", "/api/undo", {"path": "Tabs.pdf", "base_revision": tab_b["revision"]})
+        self.assertEqual(status, 200, answer)
+        status, answer = note("BBBB", document())
+        self.assertEqual(status, 200, answer)
+        now = document()
+        self.assertEqual(now["end"], tab_b["end"], "the case to tell apart: the same length, other bytes")
+        self.assertNotEqual(now["revision"], tab_b["revision"])
+        with open(path, "rb") as f:
+            tab_a_saved = f.read()
+
+        stale = {"path": "Tabs.pdf", "base_end": tab_b["end"], "base_revision": tab_b["revision"]}
+        status, answer = self.client.json("POST", "/api/undo", stale)
+        self.assertEqual((status, answer["revision"]), (409, now["revision"]), answer)
+        status, answer = self.client.json("POST", "/api/save", {**stale, "edits": [{"op": "rotate", "pages": [1], "degrees": 90}]})
+        self.assertEqual(status, 409, answer)
+        status, _, _ = self.client.request("POST", "/api/redo", {"path": "Tabs.pdf"},
+                                           headers={"If-Match": f'"{tab_b["revision"]}"'})
+        self.assertEqual(status, 409)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), tab_a_saved, "tab A's revision is as it saved it")
+        status, answer = self.client.json("POST", "/api/undo", {"path": "Tabs.pdf", "base_revision": "12-not-a-revision"})
+        self.assertEqual(status, 422, answer)
+
     def test_an_earlier_revision_is_shown_without_a_copy_left_anywhere(self):
         import glob
         path = self.daemon.path("library", "Revisions.pdf")

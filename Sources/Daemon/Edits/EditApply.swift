@@ -39,16 +39,18 @@ public enum EditApply {
         // With base_end, the target must still end there when its lock is held: checked by the
         // store under the lock, so a revision that lands meanwhile is never undone or written over.
         let expected = script.onConflict == .fail ? script.baseEnd : nil
+        let revision = script.onConflict == .fail ? script.baseRevision.flatMap(RevisionID.init) : nil
         if let only = script.edits.first, script.edits.count == 1 {
             switch only.operation {
             case .undo(let steps):
-                let undone = try store.undo(target: script.target, steps: steps, expecting: expected)
+                let undone = try store.undo(target: script.target, steps: steps, expecting: expected, revision: revision)
                 return Applied(target: script.target, end: undone.last?.base ?? 0,
                                operations: ["undo"], pages: 0)
             case .redo(let steps):
                 var redone: [RevisionRecord] = []
                 for step in 0..<steps {
-                    redone.append(try store.redo(target: script.target, expecting: step == 0 ? expected : nil))
+                    redone.append(try store.redo(target: script.target, expecting: step == 0 ? expected : nil,
+                                                  revision: step == 0 ? revision : nil))
                 }
                 return Applied(target: script.target, end: currentLength(script.target), operations: ["redo"], pages: 0)
             default:
@@ -134,11 +136,18 @@ public enum EditApply {
         return Applied(target: script.target, end: end, operations: operations, pages: pageCount, extracted: extracted)
     }
 
-    /// `base_end`: the target must still end where the script's author saw it end.
+    /// `base_end`: the target must still end where the script's author saw it end; and
+    /// `base_revision`: it must still be the revision the author saw (same end, same bytes).
     static func checkBase(_ script: EditScript) throws {
-        guard let base = script.baseEnd, script.onConflict == .fail else { return }
-        let now = currentLength(script.target)
-        guard now == base else { throw Refused(edit: 0, operation: "base_end", reason: baseMoved(base, now)) }
+        guard script.onConflict == .fail else { return }
+        if let base = script.baseEnd {
+            let now = currentLength(script.target)
+            guard now == base else { throw Refused(edit: 0, operation: "base_end", reason: baseMoved(base, now)) }
+        }
+        if let expected = script.baseRevision.flatMap(RevisionID.init), let now = TargetStore.revision(of: script.target),
+           now != expected {
+            throw Refused(edit: 0, operation: "base_revision", reason: TargetStore.revisionMoved(expected, now))
+        }
     }
 
     public static func baseMoved(_ base: Int, _ now: Int) -> String {

@@ -8,12 +8,16 @@ import TrapperCore
 /// changed the file since PDFTrapper last wrote it.
 extension TargetStore {
     /// Undoes up to `steps` revisions; returns the records of those undone, newest first.
-    /// `expecting`: the length the file must have once locked (an edit script's base_end), else nothing is undone.
-    public func undo(target: String, steps: Int = 1, expecting: Int? = nil) throws(EngineError) -> [RevisionRecord] {
+    /// `expecting`: the length the file must have once locked (an edit script's base_end), and
+    /// `revision`: the revision it must be (base_revision); else nothing is undone.
+    public func undo(target: String, steps: Int = 1, expecting: Int? = nil, revision: RevisionID? = nil)
+        throws(EngineError) -> [RevisionRecord]
+    {
         let held = try self.lock(target)
         defer { withExtendedLifetime(held) {} }
         let key = held.key
         try checkLength(target, expecting)
+        try checkRevision(target, revision)
         var undone: [RevisionRecord] = []
         for _ in 0..<steps {
             do {
@@ -75,6 +79,29 @@ extension TargetStore {
         throw .refused(target: target, reason: EditApply.baseMoved(expected, length))
     }
 
+    private func checkRevision(_ target: String, _ expected: RevisionID?) throws(EngineError) {
+        guard let expected, let now = Self.revision(of: target), now != expected else { return }
+        throw .refused(target: target, reason: Self.revisionMoved(expected, now))
+    }
+
+    /// The revision the file at `path` is now (read it under the target's lock to act on it).
+    public static func revision(of path: String) -> RevisionID? {
+        guard let source = try? PDFFileSource(path: path) else { return nil }
+        return revision(in: source, end: source.length)
+    }
+
+    /// The revision that ends at `end` in `source` (its first `end` bytes).
+    public static func revision(in source: PDFFileSource, end: Int) -> RevisionID? {
+        let start = max(0, end - TargetState.Span.hashedTail)
+        guard end <= source.length, let bytes = try? source.read(offset: start, count: end - start) else { return nil }
+        return RevisionID(end: end, sha256Hex: SHA256.hex(SHA256.hash(bytes)))
+    }
+
+    public static func revisionMoved(_ expected: RevisionID, _ now: RevisionID) -> String {
+        "the target has changed since revision \(expected) (it is now revision \(now)); "
+            + "write the script against the current revision, or set on_conflict = \"apply\""
+    }
+
     /// Whether `redo` would put a revision back: one was undone, and the file still ends where the undo left it.
     public func canRedo(target: String) -> Bool {
         let targetState = TargetState.load(statePath(StateDirectory.key(for: target)), target: target)
@@ -84,11 +111,12 @@ extension TargetStore {
     }
 
     /// Puts back the most recently undone revision, byte for byte.
-    public func redo(target: String, expecting: Int? = nil) throws(EngineError) -> RevisionRecord {
+    public func redo(target: String, expecting: Int? = nil, revision: RevisionID? = nil) throws(EngineError) -> RevisionRecord {
         let held = try self.lock(target)
         defer { withExtendedLifetime(held) {} }
         let key = held.key
         try checkLength(target, expecting)
+        try checkRevision(target, revision)
         var targetState = TargetState.load(statePath(key), target: target)
         guard let undone = targetState.redo.last else {
             throw .refused(target: target, reason: "nothing to redo")

@@ -12,18 +12,22 @@ public struct EditScript: Sendable, Equatable {
     /// The end offset of the target's last revision when the script was written (as
     /// `pdftrapper history` shows it); nil when the script does not say.
     public var baseEnd: Int?
+    /// The revision the script was written against (`base_revision`, END-HASH): the target must
+    /// still be exactly that revision, not merely the same length.
+    public var baseRevision: String?
     public var onConflict: ConflictPolicy
     /// Compact the target afterwards so removed pages' bytes are gone (nil: the config's default).
     public var purge: Bool?
     public var edits: [Edit]
 
     public init(file: String, target: String, units: LengthUnit = .pt, origin: Origin = .bottomLeft,
-                baseEnd: Int? = nil, onConflict: ConflictPolicy = .fail, purge: Bool? = nil, edits: [Edit]) {
+                baseEnd: Int? = nil, baseRevision: String? = nil, onConflict: ConflictPolicy = .fail, purge: Bool? = nil, edits: [Edit]) {
         self.file = file
         self.target = target
         self.units = units
         self.origin = origin
         self.baseEnd = baseEnd
+        self.baseRevision = baseRevision
         self.onConflict = onConflict
         self.purge = purge
         self.edits = edits

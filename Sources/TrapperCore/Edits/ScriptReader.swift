@@ -10,12 +10,20 @@ struct ScriptReader {
         let target = self.target(&top)
         let units = top.choice("units", default: LengthUnit.pt)
         let origin = top.choice("origin", default: Origin.bottomLeft)
-        // A byte offset is named as one: base_end. Scripts written before say base_revision; still read.
+        // A byte offset is named as one: base_end. base_revision names the revision itself (its
+        // end and a hash of its last bytes, as `pdftrapper history` and the workspace show it);
+        // scripts written before used it for the byte offset, which is still read.
         let what = "a byte offset (where pdftrapper history says the revision ends)"
         var baseEnd = top.integer("base_end", in: 0...Int.max, what: what)
-        if let old = top.node("base_revision") {
-            if baseEnd != nil {
-                log.add("base_revision is the old name of base_end; write base_end only", at: old.location)
+        var baseRevision: String?
+        if let node = top.node("base_revision") {
+            if case .string(let text) = node.value {
+                if RevisionID(text) == nil {
+                    top.complain("base_revision", node, expected: "a revision as pdftrapper history shows it (END-HASH)")
+                }
+                baseRevision = text
+            } else if baseEnd != nil {
+                log.add("base_revision is the old name of base_end; write base_end only", at: node.location)
             } else {
                 baseEnd = top.integer("base_revision", in: 0...Int.max, what: what)
             }
@@ -26,7 +34,7 @@ struct ScriptReader {
         top.finish()
         guard let target, let edits else { return nil }
         return EditScript(file: file, target: target, units: units, origin: origin, baseEnd: baseEnd,
-                          onConflict: onConflict, purge: purge, edits: edits)
+                          baseRevision: baseRevision, onConflict: onConflict, purge: purge, edits: edits)
     }
 
     // MARK: target
