@@ -35,7 +35,10 @@ public enum EditApply {
     /// add pages past it is refused before it does anything.
     public static func run(_ script: EditScript, name: String, sha256: [UInt8], store: TargetStore,
                            signatures: SignatureLibrary, libraryRoot: String, purgeByDefault: Bool = false,
-                           maxPages: Int = LimitsSettings().maxPagesAfterEdit, date: Date = Date()) throws -> Applied {
+                           maxPages: Int = LimitsSettings().maxPagesAfterEdit, date: Date = Date(),
+                           claim: String? = nil) throws -> Applied {
+        // `claim`: the id of the claimed script, kept by the store with the change, so that the
+        // script is known as applied after a crash (EditJob).
         // With base_end, the target must still end there when its lock is held: checked by the
         // store under the lock, so a revision that lands meanwhile is never undone or written over.
         let expected = script.onConflict == .fail ? script.baseEnd : nil
@@ -43,14 +46,14 @@ public enum EditApply {
         if let only = script.edits.first, script.edits.count == 1 {
             switch only.operation {
             case .undo(let steps):
-                let undone = try store.undo(target: script.target, steps: steps, expecting: expected, revision: revision)
+                let undone = try store.undo(target: script.target, steps: steps, expecting: expected, revision: revision, claim: claim)
                 return Applied(target: script.target, end: undone.last?.base ?? 0,
                                operations: ["undo"], pages: 0)
             case .redo(let steps):
                 var redone: [RevisionRecord] = []
                 for step in 0..<steps {
                     redone.append(try store.redo(target: script.target, expecting: step == 0 ? expected : nil,
-                                                  revision: step == 0 ? revision : nil))
+                                                  revision: step == 0 ? revision : nil, claim: claim))
                 }
                 return Applied(target: script.target, end: currentLength(script.target), operations: ["redo"], pages: 0)
             default:
@@ -101,7 +104,7 @@ public enum EditApply {
         var end = currentLength(script.target)
         do {
             if changedTarget {
-                end = try store.commit(target: script.target) { writer, reader in
+                end = try store.commit(target: script.target, claim: claim) { writer, reader in
                     guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
                     try checkBase(script)
                     let editor = try edit(reader)
@@ -155,7 +158,7 @@ public enum EditApply {
             + "write the script against the current revision, or set on_conflict = \"apply\""
     }
 
-    static func currentLength(_ path: String) -> Int {
+    public static func currentLength(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
     }
 

@@ -51,17 +51,20 @@ public struct EditJob {
 
     /// Applies the script at `path` and, when `file` is set, moves it to done/ or failed/ of the
     /// edits folder: first it is claimed (moved into `claims`), unless it is a claim already, left
-    /// by a run that stopped; such a script is not applied again when its target shows a revision
-    /// it made after it was last written.
+    /// by a run that stopped. Every claim gets an id, written beside it before the script is
+    /// applied and kept by the store with the change it makes: a claim whose id the target's
+    /// state already holds was applied before a crash and is filed, not applied again, whatever
+    /// the script's modification time or the clock say.
     public func take(_ path: String, relativePath: String, file: Bool = true, now: Date = Date()) -> Outcome {
         let started = Date()
         var outcome = Outcome(script: relativePath, applied: nil, problems: [], filed: nil)
         let shown = file ? config.edits.path + "/" + relativePath : path
         var path = path
-        var claimedAt: Date?
+        var claim: (id: String, isNew: Bool)?
         if file {
             do {
-                (path, claimedAt) = try claim(path, relativePath)
+                path = try self.claim(path, relativePath: relativePath)
+                claim = try claimID(of: path)
             } catch {
                 outcome.takenElsewhere = error.code == ENOENT
                 outcome.problems = ["\(shown): \(error)"]
@@ -77,13 +80,14 @@ public struct EditJob {
             }
             let name = (relativePath as NSString).lastPathComponent
             let digest = FileDigest.sha256(bytes)
-            if let claimedAt, let earlier = appliedSince(claimedAt, target: script.target, name: name, sha256: digest) {
-                outcome.applied = earlier
+            if let claim, !claim.isNew, store.hasApplied(claim: claim.id, to: script.target) {
+                outcome.applied = EditApply.Applied(target: script.target, end: EditApply.currentLength(script.target),
+                                                    operations: ["(applied before a restart)"], pages: 0)
             } else {
                 outcome.applied = try EditApply.run(script, name: name, sha256: digest, store: store,
                                                     signatures: SignatureLibrary(folder: config.signatures.path),
                                                     libraryRoot: config.library.root, purgeByDefault: config.edits.purge,
-                                                    maxPages: config.limits.maxPagesAfterEdit, date: now)
+                                                    maxPages: config.limits.maxPagesAfterEdit, date: now, claim: claim?.id)
                 if file { CrashPoint.editCommitted.hit() }
             }
         } catch let error as EditScriptError {
@@ -98,9 +102,17 @@ public struct EditJob {
         return outcome
     }
 
-    /// Claims the script for a worker process; returns where it now is.
+    /// Claims the script for a worker process; returns where it now is: moved from the edits
+    /// folder into this daemon's claims, durably (a power cut that kept the revision but lost this
+    /// rename would leave the script applied and back in the edits folder, as if never taken). A
+    /// script already among the claims (left by a run that stopped, or put there by the workspace)
+    /// stays where it is.
     public func claim(_ path: String, relativePath: String) throws(Durable.Failure) -> String {
-        try claim(path, relativePath).0
+        if path.hasPrefix(claims + "/") {
+            guard folders.exists(path) else { throw Durable.Failure(step: "stat", path: path, code: ENOENT) }
+            return path
+        }
+        return try folders.move(path, to: claims + "/" + relativePath)
     }
 
     /// Files a claimed script in failed/ with `reason`, unapplied: one the worker could not finish.
@@ -111,36 +123,26 @@ public struct EditJob {
         return outcome
     }
 
-    /// Moves a script from the edits folder into this daemon's claims, durably; a script already there
-    /// (left by a run that stopped) stays, with the moment it was last written (its modification
-    /// time, which the claim's rename keeps). Not its change time: that is set anew whenever the
-    /// file is copied or restored (a library moved to a new disk, a crash state rebuilt), and a
-    /// script already applied would then look new and be applied twice.
-    private func claim(_ path: String, _ relativePath: String) throws(Durable.Failure) -> (String, Date?) {
-        if path.hasPrefix(claims + "/") {
-            guard let status = folders.status(path) else { throw Durable.Failure(step: "stat", path: path, code: ENOENT) }
-            return (path, Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) - 1))
-        }
-        // Durable before the edit is applied: a power cut that kept the revision but lost this
-        // rename would leave the script applied and back in the edits folder, as if never taken.
-        return (try folders.move(path, to: claims + "/" + relativePath), nil)
+    /// The claim's id, from the file beside it; a new one, written durably before anything is
+    /// applied, for a claim that has none yet (`isNew`: then it cannot have been applied).
+    private func claimID(of claimed: String) throws(Durable.Failure) -> (id: String, isNew: Bool) {
+        let beside = Self.idFile(of: claimed)
+        if let data = folders.read(beside), let id = String(data: data, encoding: .utf8), !id.isEmpty { return (id, false) }
+        let id = UUID().uuidString
+        try folders.replace(beside, with: Data(id.utf8))
+        return (id, true)
     }
+
+    /// Where a claim's id is kept: a hidden file beside the claimed script.
+    static func idFile(of claimed: String) -> String {
+        (claimed as NSString).deletingLastPathComponent + "/." + (claimed as NSString).lastPathComponent + idSuffix
+    }
+
+    static let idSuffix = ".claim-id"
 
     /// Scripts that an earlier run claimed and did not file, oldest first.
     public func leftClaims() -> [(path: String, relativePath: String)] {
-        folders.files(below: claims).map { (claims + "/" + $0, $0) }
-    }
-
-    /// The revision this script made, if the target has one from after `moment` naming it.
-    private func appliedSince(_ moment: Date, target: String, name: String, sha256: [UInt8]) -> EditApply.Applied? {
-        guard let source = try? PDFFileSource(path: target),
-              let history = try? RevisionHistory.read(source, decoder: FlateStreamDecoder()) else { return nil }
-        guard let entry = history.last(where: { entry in
-            guard let record = entry.record, record.date >= moment else { return false }
-            return record.inputs.contains { $0.name == name && $0.sha256 == sha256 }
-        }) else { return nil }
-        return EditApply.Applied(target: target, end: entry.end, operations: ["(applied before a restart)"],
-                                 pages: entry.record?.pagesAdded ?? 0)
+        folders.files(below: claims).filter { !$0.hasSuffix(Self.idSuffix) }.map { (claims + "/" + $0, $0) }
     }
 
     private func read(_ path: String, in folders: ConfinedFolders) throws -> [UInt8] {
@@ -159,6 +161,8 @@ public struct EditJob {
 
     /// done/ or failed/, keeping the script's path below the edits folder, with its report or errors.
     private func fileAway(_ path: String, _ relativePath: String, _ outcome: Outcome, seconds: Double, now: Date) -> String? {
+        // The claim's id goes with it: the script is no longer among the claims.
+        defer { if !folders.exists(path) { try? folders.remove(Self.idFile(of: path), durable: false) } }
         let folder = config.edits.path + "/" + (outcome.applied == nil ? Self.failedFolderName : Self.doneFolderName)
         let reserve = max(Self.reportSuffix.utf8.count, Self.errorSuffix.utf8.count)
         var outcome = outcome

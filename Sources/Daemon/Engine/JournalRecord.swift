@@ -43,6 +43,8 @@ public struct JournalRecord: Codable, Sendable, Equatable {
     /// For an append: the bytes it writes first (a PDF comment naming it), so that recovery cuts
     /// only bytes that begin with them; and the file it was appended to, as it was locked.
     public var marker: String?
+    /// For an undo: the claimed edit script making it (recovery that finishes it counts it too).
+    public var claim: String?
     public var identity: FileIdentity?
     /// For a rewrite: the new file (recovery finds it done when the target has these bytes), the
     /// target's state once it is done, and the state folder's files it no longer needs (removed

@@ -47,6 +47,16 @@ public struct TargetState: Codable, Sendable, Equatable {
     /// Kept with the last write, so a crash can never leave them out of step.
     public var inputs: Set<String>? = []
 
+    /// The ids of the claimed edit scripts whose change is in this state (the newest
+    /// `keptClaims`): a script claimed again after a crash is applied only if its id is not here.
+    public var claims: [String]? = []
+    static let keptClaims = 256
+
+    mutating func add(claim: String?) {
+        guard let claim else { return }
+        claims = Array(((claims ?? []) + [claim]).suffix(Self.keptClaims))
+    }
+
     mutating func add(_ record: RevisionRecord) {
         inputs = (inputs ?? []).union(record.inputs.map { SHA256.hex($0.sha256) })
     }

@@ -36,8 +36,9 @@ extension TargetStore {
     /// target as it was; a failure to write the target or the state is `EngineError.io`.
 
     /// `origin`: what the revision's event says made it, beyond its trailer (a scan, the rule).
-    public func commit(target: String, origin: RevisionOrigin? = nil, build: (inout Writer, PDFTailReader?) throws -> RevisionRecord)
-        throws -> Committed
+    /// `claim`: the id of the claimed edit script making it, kept in the state with the revision.
+    public func commit(target: String, origin: RevisionOrigin? = nil, claim: String? = nil,
+                       build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         var held = try self.lock(target)
         defer { withExtendedLifetime(held) {} }
@@ -46,8 +47,8 @@ extension TargetStore {
         // the file that is. Likewise a new target another process created first is appended to.
         for attempt in 1...Self.attempts {
             do {
-                guard let file = held.file else { return try create(target, held.key, origin, build) }
-                return try appendOrRepair(target, held.key, file, origin, build)
+                guard let file = held.file else { return try create(target, held.key, origin, claim, build) }
+                return try appendOrRepair(target, held.key, file, origin, claim, build)
             } catch let replaced as Replaced where attempt < Self.attempts {
                 log.append("\(target): \(replaced.reason); writing the revision again")
                 held.file = try lockFile(target)
@@ -66,13 +67,13 @@ extension TargetStore {
     struct Replaced: Error { var reason: String }
 
     private func appendOrRepair(_ target: String, _ key: String, _ file: TargetLock, _ origin: RevisionOrigin?,
-                                _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
+                                _ claim: String?, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         // Damage in the tail, or found once the writing began (a broken /Prev chain, an object cut
         // short): the target is rewritten whole, its bytes kept for undo, and the revision tried
         // once more. If it still cannot go in, the repair is taken back: the file is as it was.
         do {
-            return try append(target, key, file, origin, build)
+            return try append(target, key, file, origin, claim, build)
         } catch where Self.isDamage(error) {
             let report = try rewrite(target, key, .repair)
             let note = "\(target): damaged; repaired by a full rewrite (\(report.summary))"
@@ -80,7 +81,7 @@ extension TargetStore {
             do {
                 // The repair put a new file in place: its lock is the one to write under.
                 guard let repaired = try lockFile(target) else { throw Replaced(reason: "removed after its repair") }
-                var committed = try append(target, key, repaired, origin, build)
+                var committed = try append(target, key, repaired, origin, claim, build)
                 committed.repairNote = note
                 return committed
             } catch {
@@ -121,7 +122,7 @@ extension TargetStore {
     /// The file written is checked to be the locked one, at the length read, before the first
     /// byte and again after the sync: otherwise `Replaced`, with nothing of the revision left.
     private func append(_ target: String, _ key: String, _ file: TargetLock, _ origin: RevisionOrigin?,
-                        _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
+                        _ claim: String?, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         let reader: PDFTailReader
         do {
@@ -170,7 +171,7 @@ extension TargetStore {
             guard FileIdentity.of(descriptor: handle.fileDescriptor)?.size == end, file.isStillAtPath else {
                 throw Replaced(reason: "another program replaced it while the revision was written")
             }
-            try remember(key, target, TargetState.Span.read(target, base: base, end: end), record)
+            try remember(key, target, TargetState.Span.read(target, base: base, end: end), record, claim)
             remembered = true
             CrashPoint.afterState.hit()
             if announce(journal, record, end: end) { try clearJournal(key, durable: false) }
@@ -224,7 +225,7 @@ extension TargetStore {
     /// keeps the temporary name too until the state counts it, so recovery can tell it is this
     /// process's file (same bytes) and not one another process made meanwhile. A target that
     /// appears meanwhile (another process won the race) is `Replaced`: the revision goes into it.
-    private func create(_ target: String, _ key: String, _ origin: RevisionOrigin?,
+    private func create(_ target: String, _ key: String, _ origin: RevisionOrigin?, _ claim: String?,
                         _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         let folder = (target as NSString).deletingLastPathComponent
@@ -257,7 +258,7 @@ extension TargetStore {
             }
             linked = true
             CrashPoint.afterRename.hit()
-            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record)
+            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record, claim)
             remembered = true
             try folders.remove(temporary)
             CrashPoint.afterState.hit()
@@ -285,13 +286,21 @@ extension TargetStore {
     }
 
     /// After a new revision: it is the last write, and what was undone before can no longer be redone.
-    private func remember(_ key: String, _ target: String, _ span: TargetState.Span, _ record: RevisionRecord) throws {
+    private func remember(_ key: String, _ target: String, _ span: TargetState.Span, _ record: RevisionRecord,
+                          _ claim: String?) throws {
         var targetState = TargetState.load(statePath(key), target: target)
         for undone in targetState.redo { try? folders.remove(undone.tailFile) }
         targetState.redo = []
         targetState.lastWrite = span
         if span.base == 0 { targetState.inputs = [] }
         targetState.add(record)
+        targetState.add(claim: claim)
         try targetState.save(statePath(key), in: folders)
+    }
+
+    /// Whether the change of the claimed edit script `claim` is in the target's state (it was
+    /// applied, and a crash came before the script was filed).
+    public func hasApplied(claim: String, to target: String) -> Bool {
+        TargetState.load(statePath(StateDirectory.key(for: target)), target: target).claims?.contains(claim) ?? false
     }
 }

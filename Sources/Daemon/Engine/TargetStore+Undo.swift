@@ -10,7 +10,7 @@ extension TargetStore {
     /// Undoes up to `steps` revisions; returns the records of those undone, newest first.
     /// `expecting`: the length the file must have once locked (an edit script's base_end), and
     /// `revision`: the revision it must be (base_revision); else nothing is undone.
-    public func undo(target: String, steps: Int = 1, expecting: Int? = nil, revision: RevisionID? = nil)
+    public func undo(target: String, steps: Int = 1, expecting: Int? = nil, revision: RevisionID? = nil, claim: String? = nil)
         throws(EngineError) -> [RevisionRecord]
     {
         let held = try self.lock(target)
@@ -21,7 +21,7 @@ extension TargetStore {
         var undone: [RevisionRecord] = []
         for _ in 0..<steps {
             do {
-                undone.append(try undoOne(target, key))
+                undone.append(try undoOne(target, key, claim))
             } catch let error as EngineError {
                 throw undone.isEmpty ? error : .refused(target: target, reason: "undid \(undone.count) of \(steps): \(error)")
             } catch {
@@ -31,12 +31,15 @@ extension TargetStore {
         return undone
     }
 
-    private func undoOne(_ target: String, _ key: String) throws -> RevisionRecord {
+    private func undoOne(_ target: String, _ key: String, _ claim: String?) throws -> RevisionRecord {
         guard let length = fileLength(target) else { throw EngineError.unreadable(target: target, reason: "no such file") }
         var targetState = TargetState.load(statePath(key), target: target)
         try checkUnchanged(target, length, targetState)
         if let rewrite = targetState.rewrites?.last, try TargetState.Span.read(target, base: 0, end: length) == rewrite.after {
-            return try undoRewrite(target, key, targetState, rewrite)
+            // The state it leads to, carried by its journal record, counts the claim too.
+            var current = targetState
+            current.add(claim: claim)
+            return try undoRewrite(target, key, current, rewrite)
         }
         let reader = try PDFTailReader(path: target, decoder: decoder)
         guard let record = RevisionRecord(trailer: reader.tail.trailer),
@@ -57,6 +60,7 @@ extension TargetStore {
         try saveTail(target, from: record.base, to: length, into: tailFile)
         var journal = JournalRecord(kind: .undo, target: target, oldLength: length, newLength: record.base,
                                     tailFile: tailFile, inputs: record.inputs.map { SHA256.hex($0.sha256) })
+        journal.claim = claim
         if let outbox {
             let event = OutboundEvent.revision(target: target, libraryRoot: outbox.libraryRoot, record: record, end: length,
                                                origin: RevisionOrigin(madeBy: "undo"), time: journal.started, host: outbox.host)
@@ -69,6 +73,7 @@ extension TargetStore {
         targetState.redo.append(TargetState.Undone(span: span, tailFile: tailFile))
         targetState.lastWrite = try previousSpan(target, end: record.base)
         targetState.remove(record)
+        targetState.add(claim: claim)
         try targetState.save(statePath(key), in: folders)
         if announceUndo(journal) { try clearJournal(key) }
         return record
@@ -111,7 +116,9 @@ extension TargetStore {
     }
 
     /// Puts back the most recently undone revision, byte for byte.
-    public func redo(target: String, expecting: Int? = nil, revision: RevisionID? = nil) throws(EngineError) -> RevisionRecord {
+    public func redo(target: String, expecting: Int? = nil, revision: RevisionID? = nil, claim: String? = nil)
+        throws(EngineError) -> RevisionRecord
+    {
         let held = try self.lock(target)
         defer { withExtendedLifetime(held) {} }
         let key = held.key
@@ -121,7 +128,10 @@ extension TargetStore {
         guard let undone = targetState.redo.last else {
             throw .refused(target: target, reason: "nothing to redo")
         }
-        if let rewrite = undone.rewrite { return try redoRewrite(target, key, targetState, undone, rewrite) }
+        if let rewrite = undone.rewrite {
+            targetState.add(claim: claim)
+            return try redoRewrite(target, key, targetState, undone, rewrite)
+        }
         guard let length = fileLength(target) else { throw .unreadable(target: target, reason: "no such file") }
         guard length == undone.span.base else {
             throw .refused(target: target, reason: "changed since the undo (\(length) bytes, expected \(undone.span.base)); "
@@ -154,6 +164,7 @@ extension TargetStore {
             targetState.redo.removeLast()
             targetState.lastWrite = span
             targetState.add(record)
+            targetState.add(claim: claim)
             try targetState.save(statePath(key), in: folders)
             remembered = true
             try folders.remove(undone.tailFile)

@@ -171,6 +171,7 @@ public final class TargetStore {
                         tailFile: tailFile))
                     targetState.lastWrite = try previousSpan(target, end: newLength)
                     targetState.inputs = (targetState.inputs ?? []).subtracting(record.inputs ?? [])
+                    targetState.add(claim: record.claim)
                     try targetState.save(statePath(key), in: folders)
                     log.append("\(target): finished an interrupted undo")
                 }
