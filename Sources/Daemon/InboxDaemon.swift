@@ -92,7 +92,7 @@ public final class InboxDaemon {
             throw .cantCreate
         }
         inbox = Inbox(config: config, store: store, instance: Self.instance(config))
-        editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, configPath: configPath, environment: environment),
+        editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, environment: environment),
                                   openStore: { try InboxDaemon.openStore($0) })
         status = DaemonStatus(pid: getpid(), started: Date(), folders: [:])
         // Said before any job starts, so that what the jobs announce never comes before it.

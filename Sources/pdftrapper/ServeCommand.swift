@@ -36,7 +36,7 @@ enum ServeCommand: Command {
         case .success(let loaded): config = loaded
         case .failure(let code): return code
         }
-        let edits = EditWorkers(configPath: config.file, environment: context.environment)
+        let edits = EditWorkers(environment: context.environment)
         let workspace: Workspace
         do {
             try InboxDaemon.makeFolders(config)

@@ -212,6 +212,35 @@ extension EditScriptTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// The config file edited on disk but not reloaded: edit scripts still run with the config
+    /// the daemon runs (its worker processes get it from the daemon, not from the file); after
+    /// SIGHUP both use the new one.
+    @Test func editWorkersRunWithTheDaemonsConfigNotTheFileOnDisk() throws {
+        let scratch = try world(pages: 2)
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        try scratch.write("config.toml", Self.config + "[limits]\nmax_pages_after_edit = 3\n")
+        let insert = "target = \"T.pdf\"\n[[edit]]\nop = \"insert-blank\"\nafter = 1\nsize = [300, 300]\n"
+        for name in ["first", "second"] {
+            try scratch.write(name + ".toml", insert)
+            try FileManager.default.moveItem(atPath: scratch.path + "/\(name).toml", toPath: scratch.path + "/edits/\(name).toml")
+            #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/edits/done/\(name).toml.report.json") },
+                    "applied under the running config (no page limit of 3): \(daemon.log)")
+        }
+        #expect(try pages(scratch.path + "/library/T.pdf").count == 4)
+
+        daemon.signal(SIGHUP)
+        #expect(eventually { daemon.log.contains("reloaded") }, "log: \(daemon.log)")
+        try scratch.write("third.toml", insert)
+        try FileManager.default.moveItem(atPath: scratch.path + "/third.toml", toPath: scratch.path + "/edits/third.toml")
+        #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/edits/failed/third.toml.error.txt") },
+                "refused under the reloaded config: \(daemon.log)")
+        let reason = try String(contentsOfFile: scratch.path + "/edits/failed/third.toml.error.txt", encoding: .utf8)
+        #expect(reason.contains("max_pages_after_edit"), "\(reason)")
+        #expect(try pages(scratch.path + "/library/T.pdf").count == 4)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func purgeRewritesTheFileSoDeletedPagesAreGone() throws {
         let scratch = try world(pages: 3)
         // Page 2's image is the only 200-pixel-wide one: its bytes are findable by its /Width.

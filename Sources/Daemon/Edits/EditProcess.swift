@@ -8,9 +8,8 @@ import TrapperCore
 /// once, whatever the script is doing: the child is killed, and the target's journal rolls back
 /// whatever it had half-written the next time the target is locked.
 struct EditProcess {
-    /// This program, the config it runs with, and the environment minus systemd's own variables.
+    /// This program, and the environment minus systemd's own variables.
     let executable: String
-    let configPath: String
     let environment: [String: String]
 
     enum Ending {
@@ -25,22 +24,30 @@ struct EditProcess {
     }
 
     /// Runs the worker on the claimed script at `path` until it ends, `seconds` pass, or `stopping`
-    /// says so (looked at every 50 ms).
-    func run(claimed path: String, relativePath: String, seconds: Double, stopping: () -> Bool) -> Ending {
+    /// says so (looked at every 50 ms). The worker runs with `config`, the one the daemon runs
+    /// now, handed over on its stdin: never what the file on disk says (an edit not yet reloaded).
+    func run(claimed path: String, relativePath: String, config: Config, seconds: Double, stopping: () -> Bool) -> Ending {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["edit-worker", "--config", configPath, "--", path, relativePath]
+        // A config made in memory (no bytes read) is only named: the worker reads its file.
+        let handOver = !config.source.isEmpty
+        process.arguments = ["edit-worker", "--config", config.file] + (handOver ? ["--config-on-stdin"] : []) + ["--", path, relativePath]
         process.environment = environment.filter { !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key) }
             .merging(CrashPoint.workerEnvironment) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
+        let input = Pipe()
+        process.standardInput = input
         // What the child writes on stdout is read as it comes, so a long report never blocks it: by
         // a thread of its own blocked in read(2). Not FileHandle's readabilityHandler, whose dispatch
         // source can outlive the descriptor it watched: once that number is reused (the workspace
         // accepts connections all the time), libdispatch's event loop crashes on the stale event.
         let collected = Collected()
         do { try process.run() } catch { return .failed("cannot start \(executable): \(error)") }
+        // At most 1 MiB (ConfigLoader.maxBytes): within what a pipe takes without a reader for
+        // long, and the child reads it first thing.
+        if handOver { try? input.fileHandleForWriting.write(contentsOf: Data(config.source)) }
+        try? input.fileHandleForWriting.close()
         let reading = DispatchSemaphore(value: 0)
         let reader = Thread {
             collected.append(output.fileHandleForReading.readDataToEndOfFile())
@@ -94,12 +101,22 @@ struct EditProcess {
 /// The child's side (`pdftrapper edit-worker`): applies one claimed script with the daemon's store
 /// (confined to the configured folders), files it, and prints what became of it as one JSON object.
 public enum EditWorker {
-    public static func run(configPath: String, claimed: String, relativePath: String, environment: [String: String]) -> ExitCode {
+    /// `configOnStdin`: the config is the daemon's, read from stdin (as `configPath` held it when
+    /// the daemon read it), not the file as it is now.
+    public static func run(configPath: String, configOnStdin: Bool = false, claimed: String, relativePath: String,
+                           environment: [String: String]) -> ExitCode {
         // Killed with the daemon (kill -9, a power cut of the service): the script stays claimed,
         // and the next start finishes it without applying it twice.
         _ = trapper_die_with_parent()
         let config: Config
-        do { config = try ConfigLoader.load(file: configPath, environment: environment) } catch {
+        do {
+            if configOnStdin {
+                let bytes = FileHandle.standardInput.readDataToEndOfFile()
+                config = try ConfigLoader.load(bytes: Array(bytes), file: configPath, environment: environment)
+            } else {
+                config = try ConfigLoader.load(file: configPath, environment: environment)
+            }
+        } catch {
             FileHandle.standardError.write(Data("pdftrapper edit-worker: \(error)\n".utf8))
             return .config
         }

@@ -34,9 +34,9 @@ public final class EditWorkers: @unchecked Sendable {
     }
 
     /// The workers of a process that is not the daemon (`pdftrapper serve`): the same worker
-    /// program, config and limits.
-    public convenience init(configPath: String, environment: [String: String]) {
-        self.init(process: EditProcess(executable: InboxDaemon.executable, configPath: configPath, environment: environment),
+    /// program and limits, each script run with the config it is submitted with.
+    public convenience init(environment: [String: String]) {
+        self.init(process: EditProcess(executable: InboxDaemon.executable, environment: environment),
                   openStore: { try InboxDaemon.openStore($0) })
     }
 
@@ -113,11 +113,13 @@ public final class EditWorkers: @unchecked Sendable {
             return finished
         }
         let seconds = config.limits.editSeconds
-        var ending = process.run(claimed: claimed, relativePath: relativePath, seconds: seconds, stopping: { isStopping })
+        var ending = process.run(claimed: claimed, relativePath: relativePath, config: config, seconds: seconds,
+                                 stopping: { isStopping })
         if case .failed = ending {
             // A worker that died without a word (killed by the system, say) is tried once more: the
             // claim tells the second whether the first had applied the script already.
-            ending = process.run(claimed: claimed, relativePath: relativePath, seconds: seconds, stopping: { isStopping })
+            ending = process.run(claimed: claimed, relativePath: relativePath, config: config, seconds: seconds,
+                                 stopping: { isStopping })
         }
         switch ending {
         case .finished(let report):

@@ -2,6 +2,9 @@
 public struct Config: Sendable {
     /// The file it was read from (absolute).
     public var file: String
+    /// The bytes it was parsed from (ConfigLoader): handed to worker processes, which must run
+    /// with this config, not with what the file says after an edit not yet reloaded.
+    public var source: [UInt8] = []
     public var daemon: DaemonSettings
     public var library: LibrarySettings
     public var inbox: InboxSettings

@@ -33,9 +33,19 @@ public enum ConfigLoader {
             throw .unreadable(file: file, reason: "cannot be read: \(error.localizedDescription)")
         }
         guard data.count <= maxBytes else { throw .unreadable(file: file, reason: "is larger than 1 MiB; not a config") }
+        return try load(bytes: Array(data), file: file, environment: environment)
+    }
+
+    /// Parses `bytes` as the config `file` held when they were read: what a worker process gets
+    /// from the daemon, so that it runs with the config the daemon runs, not whatever the file on
+    /// disk says by now (edited, not yet reloaded). Relative paths are taken from `file`'s folder.
+    public static func load(bytes: [UInt8], file: String, environment: [String: String]) throws(Failure) -> Config {
+        let absolute = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+        guard bytes.count <= maxBytes else { throw .unreadable(file: file, reason: "is larger than 1 MiB; not a config") }
         do {
-            var config = try ConfigParser.parse(Array(data), file: absolute, environment: environment)
+            var config = try ConfigParser.parse(bytes, file: absolute, environment: environment)
             config.file = absolute
+            config.source = bytes
             return config
         } catch {
             // Messages name the file as the user wrote it.
