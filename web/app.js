@@ -167,10 +167,18 @@ function route() {
 // ---------------------------------------------------------------------------------------------
 // Library
 
+// The list comes in pages of LIBRARY_PAGE documents, in the order of their paths; the next is
+// asked for when the end of the list scrolls into view. A document the server has not read yet
+// comes with `pending`, and a `library` event says when it has: the pages loaded are asked again.
+const LIBRARY_PAGE = 100;
+const library = { root: '', total: 0, documents: [], next: 0, loading: null };
+let libraryObserver = null;
+
 async function showLibrary({ quiet = false } = {}) {
   if (!quiet) setState('loading');
   try {
-    renderLibrary(await api('/api/library'));
+    if (quiet && library.documents.length) await reloadLibraryPages();
+    else await loadLibraryPage(0);
     if (state.view === 'library') setState('ready');
   } catch (err) {
     showMessage(err.message);
@@ -178,23 +186,69 @@ async function showLibrary({ quiet = false } = {}) {
   }
 }
 
-function renderLibrary(library) {
+/** The page of the list that starts at `offset`; from 0 it replaces what was listed. */
+function loadLibraryPage(offset) {
+  if (library.loading) return library.loading;
+  library.loading = (async () => {
+    try {
+      const page = await api(query('/api/library', { offset, limit: LIBRARY_PAGE }));
+      library.documents = offset ? [...library.documents.slice(0, offset), ...page.documents] : page.documents;
+      adoptLibraryPage(page);
+    } finally {
+      library.loading = null;
+    }
+  })();
+  return library.loading;
+}
+
+/** The pages already listed, asked again (documents read since, revisions, new files). */
+async function reloadLibraryPages() {
+  const count = library.documents.length;
+  let documents = [], page;
+  do {
+    page = await api(query('/api/library', { offset: documents.length, limit: Math.min(1000, count - documents.length) }));
+    documents = documents.concat(page.documents);
+  } while (page.next !== undefined && documents.length < count);
+  library.documents = documents;
+  adoptLibraryPage(page);
+}
+
+function adoptLibraryPage(page) {
+  library.root = page.root;
+  library.total = page.total ?? page.documents.length;
+  library.next = page.next ?? null;
+  renderLibrary();
+}
+
+function renderLibrary() {
   const folders = new Map();
-  for (const doc of library.documents || []) {
+  for (const doc of library.documents) {
     const slash = doc.path.lastIndexOf('/');
     const folder = slash < 0 ? '' : doc.path.slice(0, slash);
     if (!folders.has(folder)) folders.set(folder, []);
     folders.get(folder).push(doc);
   }
   const names = [...folders.keys()].sort((a, b) => a.localeCompare(b));
+  const shown = library.documents.length;
   const header = el('div', { class: 'card' },
     el('h1', { text: 'Library' }),
-    el('div', { class: 'muted', text: `${(library.documents || []).length} documents in ${library.root || 'the library'}` }));
+    el('div', { id: 'library-count', class: 'muted', 'data-shown': shown, 'data-total': library.total,
+      text: `${library.total} documents in ${library.root || 'the library'}${shown < library.total ? ` (${shown} listed)` : ''}` }));
   const sections = names.map((folder) => el('section', { class: 'card folder' },
     el('h2', { text: folder || 'Top level' }),
     documentTable(folders.get(folder).sort((a, b) => a.path.localeCompare(b.path)))));
   if (!names.length) sections.push(el('p', { class: 'muted', text: 'No documents yet.' }));
-  $('library').replaceChildren(header, ...sections);
+  // Past the last row: when it comes into view, the next page is asked for.
+  const more = el('div', { id: 'library-more', class: 'muted', text: library.next !== null ? 'Loading more…' : '' });
+  $('library').replaceChildren(header, ...sections, more);
+  if (!libraryObserver) {
+    libraryObserver = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting) || state.view !== 'library' || library.next === null) return;
+      loadLibraryPage(library.next).catch((err) => showMessage(err.message));
+    });
+  }
+  libraryObserver.disconnect();
+  if (library.next !== null) libraryObserver.observe(more);
 }
 
 function documentTable(docs) {
@@ -204,7 +258,8 @@ function documentTable(docs) {
     const last = doc.last || {};
     return el('tr', {},
       el('td', {}, el('a', { class: 'doc-link', href: docHash(doc.path), 'data-path': doc.path, text: doc.path.split('/').pop() })),
-      el('td', { class: 'num', text: doc.pages }),
+      el('td', { class: 'num', text: doc.pending ? '…' : doc.unreadable ? '?' : doc.pages,
+        title: doc.pending ? 'not read yet' : doc.unreadable ? 'PDFTrapper cannot read this file' : undefined }),
       el('td', { class: 'num', text: formatSize(doc.size) }),
       el('td', {},
         el('span', { text: [last.operation, formatDate(last.date)].filter(Boolean).join(' · ') }),
@@ -979,6 +1034,7 @@ function connectEvents() {
   source.addEventListener('open', () => live(true));
   source.addEventListener('error', () => live(false));   // EventSource reconnects by itself
   source.addEventListener('status', refreshListsSoon);
+  source.addEventListener('library', refreshListsSoon);   // documents the list showed as pending are read
   // Reconnected after missing more than the server keeps: look at the open document again.
   source.addEventListener('reset', () => {
     refreshListsSoon();

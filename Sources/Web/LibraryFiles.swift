@@ -38,9 +38,18 @@ struct LibraryFiles: Sendable {
         FolderRoot.relative(path, to: root) ?? FolderRoot.relative(Self.realPath(path) ?? path, to: realRoot)
     }
 
+    /// A PDF of the library as its folder lists it: nothing read from the file itself.
+    struct Listed {
+        var relative: String
+        var size: Int
+        var modified: Date
+        /// Device, inode, modification time and size (`fileIdentity`): a new state of the file is a new identity.
+        var identity: String
+    }
+
     /// Every PDF below the root (not in hidden folders, not through links), sorted by path.
-    func documents() -> [(relative: String, size: Int, modified: Date)] {
-        var found: [(String, Int, Date)] = []
+    func documents() -> [Listed] {
+        var found: [Listed] = []
         func walk(_ folder: String, _ prefix: String, depth: Int) {
             guard depth < 32, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
             for name in names.sorted() where !name.hasPrefix(".") {
@@ -49,7 +58,9 @@ struct LibraryFiles: Sendable {
                 switch status.st_mode & S_IFMT {
                 case S_IFDIR: walk(folder + "/" + name, prefix + name + "/", depth: depth + 1)
                 case S_IFREG where name.lowercased().hasSuffix(".pdf"):
-                    found.append((prefix + name, Int(status.st_size), Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec))))
+                    found.append(Listed(relative: prefix + name, size: Int(status.st_size),
+                                        modified: Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec)),
+                                        identity: fileIdentity(status)))
                 default: continue
                 }
             }
@@ -111,8 +122,10 @@ struct DocumentInfo: Sendable {
     }
 
     /// Its last revision, as the library list shows it.
-    var last: [String: Any]? {
-        guard let entry = history.last else { return nil }
+    var last: [String: Any]? { history.last.map(Self.shown) }
+
+    /// A revision as the library list shows it.
+    static func shown(_ entry: RevisionHistory.Entry) -> [String: Any] {
         guard let record = entry.record else { return ["operation": "other program", "end": entry.end] }
         return ["operation": record.operation.rawValue, "date": WebJSON.date(record.date), "note": record.note ?? "",
                 "end": entry.end]
@@ -143,5 +156,9 @@ final class DocumentInfoCache: Sendable {
 func fileIdentity(_ path: String) -> String? {
     var status = stat()
     guard stat(path, &status) == 0 else { return nil }
-    return "\(status.st_dev)-\(status.st_ino)-\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)-\(status.st_size)"
+    return fileIdentity(status)
+}
+
+func fileIdentity(_ status: stat) -> String {
+    "\(status.st_dev)-\(status.st_ino)-\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)-\(status.st_size)"
 }
