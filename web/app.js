@@ -16,6 +16,7 @@ import { initPinch } from './pinch.js';
 import { initSignatures } from './signatures.js';
 import { initReframe, openReframe } from './reframe.js';
 import { initUpload } from './upload.js';
+import * as kept from './keep.js';
 
 const THUMB_WIDTH = 160;        // pixels asked for a strip thumbnail
 const HISTORY_THUMB_WIDTH = 80; // pixels asked for a history thumbnail
@@ -31,9 +32,9 @@ const state = {
   shown: null,       // what the strip and the page show: `doc`, or a past revision's document
   revision: null,    // the history entry shown read-only, or null for the current document
   page: 1,           // the page shown, 1-based, in `shown`
-  items: [],         // unsaved edits, in the order made: [{edit, label}]
-  undoStack: [],     // earlier `items` arrays (local undo)
-  redoStack: [],     // undone `items` arrays (local redo)
+  items: [],         // unsaved edits, in the order made: [{id, edit, label}], kept in IndexedDB (keep.js)
+  undoStack: [],     // the changes made to `items`, each {at, removed, added} (local undo)
+  redoStack: [],     // the changes undone (local redo)
   words: new Map(),        // page → Promise of its words
   annotations: new Map(),  // page → {promise, list}
   fitWidth: false,   // the page fills the area's width (and scrolls) instead of showing whole
@@ -114,11 +115,9 @@ function problemText(problem) {
   return String(problem);
 }
 
-/** Report a failed save, undo or redo. */
+/** Report a failed save, undo or redo (a 409 reloads instead: `write`). */
 function reportFailure(err) {
-  if (err.status === 409) {
-    showMessage(err.message, { reload: true });
-  } else if (err.status === 422) {
+  if (err.status === 422) {
     showMessage(err.message, { details: ((err.data && err.data.problems) || []).map(problemText) });
   } else {
     showMessage(err.message);
@@ -143,14 +142,7 @@ function parseHash() {
 
 function route() {
   const next = parseHash();
-  const leavingDoc = state.view === 'doc' && !(next.view === 'doc' && next.path === state.path);
-  if (leavingDoc && hasUnsaved()) {
-    if (!confirm(`Leave ${state.path}? Its ${state.items.length} unsaved changes will be lost.`)) {
-      history.replaceState(null, '', currentHash || '#/');
-      return;
-    }
-    clearEdits();
-  }
+  // Leaving a document with unsaved edits loses nothing: they are kept, and back when it is opened again.
   currentHash = location.hash;
   state.view = next.view;
   for (const view of ['library', 'status', 'document']) $(`view-${view}`).hidden = view !== (next.view === 'doc' ? 'document' : next.view);
@@ -344,11 +336,26 @@ async function openDocument(path) {
     state.doc = state.shown = state.revision = null;
     setZoom(1, true);
     $('page-area').scrollTo(0, 0);   // not where the last document was zoomed into
-    clearEdits();
+    setEdits([], { keep: false });   // the last document's stay kept for it
     $('strip').replaceChildren();
     $('history-list').replaceChildren();
+    const restoring = kept.restore(path).catch(() => []);
+    await loadDocument();
+    restoreEdits(path, await restoring);
+    return;
   }
   await loadDocument();
+}
+
+/** The unsaved edits kept for `path` (a reload, a closed tab), back in the list; undo takes them one by one. */
+function restoreEdits(path, items) {
+  if (path !== state.path || !items.length) return;
+  state.items = items;
+  state.undoStack = items.map((item, at) => ({ at, removed: [], added: [item] }));
+  state.redoStack = [];
+  changed();
+  showMessage(`${items.length} unsaved change${items.length > 1 ? 's' : ''} restored from before: Save keeps them, Undo takes them back.`,
+    { kind: 'notice' });
 }
 
 /** Fetch the current document and show it whole (strip, page, history). Unsaved edits are kept. */
@@ -645,7 +652,10 @@ function backToCurrent() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Unsaved edits: a list of {edit, label}, with snapshots for local undo and redo.
+// Unsaved edits: a list of {id, edit, label}, kept in IndexedDB as it changes (keep.js). Undo and
+// redo step through the changes made to it, each {at, removed, added}: what a change took away
+// and added at `at`, so that ten thousand strokes cost ten thousand small steps, not ten thousand
+// copies of the list.
 
 function hasUnsaved() {
   return state.items.length > 0;
@@ -655,16 +665,44 @@ function editable() {
   return Boolean(state.doc) && !state.revision && !state.busy;
 }
 
+/** The change from the list `before` to `after`: the stretch between what they begin and end with alike. */
+function difference(before, after) {
+  let at = 0;
+  while (at < before.length && at < after.length && before[at] === after[at]) at++;
+  let tail = 0;
+  while (tail < before.length - at && tail < after.length - at && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  return { at, removed: before.slice(at, before.length - tail), added: after.slice(at, after.length - tail) };
+}
+
+/** `items` becomes the unsaved list; what changed is written to the browser's store unless `keep` is false. */
+function setEdits(items, { keep = true } = {}) {
+  for (const item of items) if (item.id === undefined) item.id = kept.newId();
+  const change = difference(state.items, items);
+  state.items = items;
+  if (keep && state.path) {
+    kept.record(state.path, change.removed, change.added)
+      .catch((err) => showMessage(`Unsaved changes cannot be kept in this browser (${err && err.message}); save them soon.`));
+  }
+  return change;
+}
+
 /** Replace the unsaved edits (every change goes through here, so Undo can step back). */
 function commit(items) {
-  state.undoStack.push(state.items);
+  state.undoStack.push(setEdits(items));
   state.redoStack = [];
-  state.items = items;
   changed();
 }
 
+/** `change` undone (or, with `forward`, done again) on the list. */
+function replay(change, forward) {
+  const [out, back] = forward ? [change.removed, change.added] : [change.added, change.removed];
+  setEdits([...state.items.slice(0, change.at), ...back, ...state.items.slice(change.at + out.length)]);
+}
+
+/** Forget the unsaved edits: `saved` (answered 200) or thrown away by the person; gone from the store too. */
 function clearEdits() {
-  state.items = [];
+  if (state.path && state.items.length) kept.forget(state.path, state.items).catch(() => {});
+  setEdits([], { keep: false });
   state.undoStack = [];
   state.redoStack = [];
   changed();
@@ -699,8 +737,9 @@ function undo() {
   commitText();
   if (!editable()) return;
   if (state.undoStack.length) {
-    state.redoStack.push(state.items);
-    state.items = state.undoStack.pop();
+    const change = state.undoStack.pop();
+    replay(change, false);
+    state.redoStack.push(change);
     changed();
   } else if (state.doc.can_undo) {
     serverStep('undo');
@@ -711,8 +750,9 @@ function redo() {
   commitText();
   if (!editable()) return;
   if (state.redoStack.length) {
-    state.undoStack.push(state.items);
-    state.items = state.redoStack.pop();
+    const change = state.redoStack.pop();
+    replay(change, true);
+    state.undoStack.push(change);
     changed();
   } else if (!hasUnsaved() && state.doc.can_redo) {
     serverStep('redo');
@@ -966,7 +1006,7 @@ function startReframe() {
   if (!photo || !editable() || hasUnsaved()) return;
   openReframe({
     path: state.path, end: state.doc.end, page: state.page, photo,
-    onCrop: (page, corners) => write('/api/save', { path: state.path, base_end: state.doc.end, edits: [{ op: 'reframe', page, corners }] },
+    onCrop: (page, corners) => write('/api/save', { ...base(), edits: [{ op: 'reframe', page, corners }] },
       () => showMessage(`Page ${page} cropped again.`, { kind: 'info' })),
   });
 }
@@ -979,7 +1019,7 @@ async function save() {
   if (!editable() || !hasUnsaved()) return;
   const marks = state.items.filter(({ edit }) => !PAGE_OPS.includes(edit.op));
   const pageOps = state.items.filter(({ edit }) => PAGE_OPS.includes(edit.op));
-  const body = { path: state.path, base_end: state.doc.end, edits: [...marks, ...pageOps].map((item) => item.edit) };
+  const body = { ...base(), edits: [...marks, ...pageOps].map((item) => wireEdit(item.edit)) };
   const landing = positionOf(state.page);   // the page shown, where Save puts it (0: deleted)
   await write('/api/save', body, () => {
     if (landing) state.page = landing;
@@ -988,10 +1028,28 @@ async function save() {
 }
 
 function serverStep(kind) {
-  return write(`/api/${kind}`, { path: state.path, base_end: state.doc.end }, () => {});
+  return write(`/api/${kind}`, base(), () => {});
 }
 
-/** POST a change; on success forget the unsaved edits and reload. Busy (and "saving") until then. */
+/**
+ * What every change names of the document it was made on: its end, and its revision id when the
+ * server gives one (two revisions of one length are told apart by it; a stale one gets 409).
+ */
+function base() {
+  return { path: state.path, base_end: state.doc.end, ...(state.doc.revision ? { base_revision: state.doc.revision } : {}) };
+}
+
+/** An edit as it is sent: an ink stroke as one string "x y x y …", which the server reads cheaply however long the drawing. */
+function wireEdit(edit) {
+  if (edit.op !== 'ink') return edit;
+  return { ...edit, strokes: edit.strokes.map((stroke) => stroke.map(([x, y]) => `${x} ${y}`).join(' ')) };
+}
+
+/**
+ * POST a change; on success forget the unsaved edits and reload. Busy (and "saving") until then.
+ * When the document moved on meanwhile (409: another tab or a scan), it is loaded as it is now
+ * with the unsaved edits kept, and a line says so: Save again puts them on the new revision.
+ */
 async function write(url, body, onDone) {
   state.busy = true;
   setState('saving');
@@ -1000,7 +1058,14 @@ async function write(url, body, onDone) {
     await api(url, body);
   } catch (err) {
     state.busy = false;
-    reportFailure(err);   // on 409 and 422 the unsaved edits stay until the user reloads
+    if (err.status === 409) {
+      const n = state.items.length;
+      await loadDocument();
+      showMessage(n ? `The document changed meanwhile (another tab or a scan): reloaded, your ${n} unsaved change${n > 1 ? 's are' : ' is'} kept — Save again to add ${n > 1 ? 'them' : 'it'}.`
+        : 'The document changed meanwhile (another tab or a scan): reloaded as it is now; nothing was changed.', { kind: 'notice' });
+      return;
+    }
+    reportFailure(err);   // on 422 and other failures the unsaved edits stay, kept in the browser
     updateControls();
     setState('ready');
     return;
@@ -1066,6 +1131,8 @@ function onRevision({ path, end }) {
 
 async function logout() {
   if (hasUnsaved() && !confirm(`Log out? The ${state.items.length} unsaved changes to ${state.path} will be lost.`)) return;
+  // The next person at this browser sees none of them, of this document or any other.
+  kept.forgetAll().catch(() => {});
   try {
     await api('/logout', {});
   } catch (err) {
@@ -1196,8 +1263,9 @@ function start() {
     resizeTimer = setTimeout(() => { if (state.view === 'doc' && state.shown && state.shown.pages.length) layoutPage(); }, 150);
   }).observe($('page-area'));
 
+  // Unsaved edits are kept in the browser as they are made: only one not yet written would be lost.
   window.addEventListener('beforeunload', (event) => {
-    if (hasUnsaved()) { event.preventDefault(); event.returnValue = ''; }
+    if (kept.writing()) { event.preventDefault(); event.returnValue = ''; }
   });
   window.addEventListener('hashchange', route);
   setTool('');

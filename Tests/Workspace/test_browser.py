@@ -328,16 +328,19 @@ class BrowserTests(unittest.TestCase):
         saved = os.path.getsize(path)
         self.browser.close()
         self.browser.switch_to.window(first)
-        # The first tab's marks are kept, and its save is refused, not merged.
+        # The first tab's save is refused, not merged: the tab shows the document as it is now,
+        # with its mark kept unsaved, and says so.
         self.click("save")
-        self.daemon.wait_for(lambda: "changed" in self.browser.find_element(By.ID, "message").text.lower(),
-                             what="the refusal's message")
-        self.assertTrue(self.browser.find_element(By.ID, "reload").is_displayed())
+        self.wait_ready(end=saved)
+        self.assertIn("changed", self.browser.find_element(By.ID, "message").text.lower())
+        self.assertEqual(self.browser.find_element(By.ID, "unsaved-count").get_attribute("data-count"), "1")
         self.assertEqual(os.path.getsize(path), saved, "the second save was merged")
         self.assertEqual([a["kind"] for a in self.annotations("Tabs.pdf")], ["Square"])
         self.assertEqual(len(self.daemon.history("Tabs.pdf")), 2)
-        self.click("reload")
-        self.wait_ready(end=saved)
+        # Saved again, on the revision it shows now: both marks, each in a revision of its own.
+        self.save("Tabs.pdf")
+        self.assertEqual(sorted(a["kind"] for a in self.annotations("Tabs.pdf")), ["Circle", "Square"])
+        self.assertEqual(len(self.daemon.history("Tabs.pdf")), 3)
         assert_readers_agree(path, 1)
 
     def test_11_a_turned_cropped_page_is_marked_where_it_shows(self):
