@@ -79,10 +79,13 @@ final class LibrarySummaries: @unchecked Sendable {
         }
     }
 
-    /// Forgets documents no longer in the library (the list of those there now).
-    func keep(only present: Set<String>) {
+    /// Forgets documents no longer in the library (the list of those there now), once more are
+    /// known than there are.
+    func keep(only present: [String]) {
         condition.withLock {
-            if known.count > present.count { known = known.filter { present.contains($0.key) } }
+            guard known.count > present.count else { return }
+            let there = Set(present)
+            known = known.filter { there.contains($0.key) }
         }
     }
 

@@ -240,9 +240,9 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
     private func libraryList(_ request: HTTPRequest) -> HTTPResponse {
         let offset = max(0, request.query("offset").flatMap(Int.init) ?? 0)
         let limit = min(max(1, request.query("limit").flatMap(Int.init) ?? 100), 1000)
-        let all = library.documents()
-        let shown = all.dropFirst(offset).prefix(limit)
-        summaries.keep(only: Set(all.map(\.relative)))
+        let all = library.documentNames()
+        let shown = all.dropFirst(offset).prefix(limit).compactMap(library.listed)
+        summaries.keep(only: all)
         let known = summaries.lookup(shown.map { ($0.relative, library.root + "/" + $0.relative, $0.identity) })
         let list: [[String: Any]] = zip(shown, known).map { found, summary in
             var entry: [String: Any] = ["path": found.relative, "size": found.size, "modified": WebJSON.date(found.modified)]
@@ -257,7 +257,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
             return entry
         }
         var answer: [String: Any] = ["root": config.library.root, "total": all.count, "offset": offset, "documents": list]
-        if offset + shown.count < all.count { answer["next"] = offset + shown.count }
+        if offset + limit < all.count { answer["next"] = offset + limit }
         return WebJSON.response(answer)
     }
 
