@@ -337,6 +337,8 @@ async function openDocument(path) {
     setZoom(1, true);
     $('page-area').scrollTo(0, 0);   // not where the last document was zoomed into
     setEdits([], { keep: false });   // the last document's stay kept for it
+    state.undoStack = [];
+    state.redoStack = [];
     $('strip').replaceChildren();
     $('history-list').replaceChildren();
     const restoring = kept.restore(path).catch(() => []);
@@ -347,11 +349,15 @@ async function openDocument(path) {
   await loadDocument();
 }
 
-/** The unsaved edits kept for `path` (a reload, a closed tab), back in the list; undo takes them one by one. */
+/**
+ * The unsaved edits kept for `path` (a reload, a closed tab), back in the list before any drawn
+ * while they were read (those are newer); undo takes them one by one.
+ */
 function restoreEdits(path, items) {
   if (path !== state.path || !items.length) return;
-  state.items = items;
-  state.undoStack = items.map((item, at) => ({ at, removed: [], added: [item] }));
+  const known = new Set(state.items.map((item) => item.id));
+  state.items = [...items.filter((item) => !known.has(item.id)), ...state.items];
+  state.undoStack = state.items.map((item, at) => ({ at, removed: [], added: [item] }));
   state.redoStack = [];
   changed();
   showMessage(`${items.length} unsaved change${items.length > 1 ? 's' : ''} restored from before: Save keeps them, Undo takes them back.`,
