@@ -184,6 +184,9 @@ class BrowserTests(unittest.TestCase):
         boxes = {w["text"]: w["box"] for w in words["words"]}
         quick, brown = boxes["quick"], boxes["brown"]
         self.drag("Highlight.pdf", [(quick[0] + 2, (quick[1] + quick[3]) / 2), (brown[2] - 2, (brown[1] + brown[3]) / 2)])
+        # The highlight is added once the page's words have come (GET /api/words): Save waits for it.
+        self.daemon.wait_for(lambda: self.browser.find_element(By.ID, "unsaved-count").get_attribute("data-count") == "1",
+                             what="the highlight")
         self.save("Highlight.pdf")
         highlights = self.annotations("Highlight.pdf", "Highlight")
         self.assertEqual(len(highlights), 1)
