@@ -32,7 +32,7 @@ test: deps
 	cd Tests/Damaged && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_damaged test_other_programs
 	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
 	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
-	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload test_slow_clients
+	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload test_slow_clients test_library test_unsaved
 	# Every parser under libFuzzer for 30 s (fuzz/README.md).
 	nice -n 5 scripts/fuzz.sh 30
 	# make install into a scratch DESTDIR; the Debian package built, checked by lintian, installed,

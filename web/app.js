@@ -16,6 +16,7 @@ import { initPinch } from './pinch.js';
 import { initSignatures } from './signatures.js';
 import { initReframe, openReframe } from './reframe.js';
 import { initUpload } from './upload.js';
+import * as kept from './keep.js';
 
 const THUMB_WIDTH = 160;        // pixels asked for a strip thumbnail
 const HISTORY_THUMB_WIDTH = 80; // pixels asked for a history thumbnail
@@ -31,9 +32,9 @@ const state = {
   shown: null,       // what the strip and the page show: `doc`, or a past revision's document
   revision: null,    // the history entry shown read-only, or null for the current document
   page: 1,           // the page shown, 1-based, in `shown`
-  items: [],         // unsaved edits, in the order made: [{edit, label}]
-  undoStack: [],     // earlier `items` arrays (local undo)
-  redoStack: [],     // undone `items` arrays (local redo)
+  items: [],         // unsaved edits, in the order made: [{id, edit, label}], kept in IndexedDB (keep.js)
+  undoStack: [],     // the changes made to `items`, each {at, removed, added} (local undo)
+  redoStack: [],     // the changes undone (local redo)
   words: new Map(),        // page → Promise of its words
   annotations: new Map(),  // page → {promise, list}
   fitWidth: false,   // the page fills the area's width (and scrolls) instead of showing whole
@@ -114,11 +115,9 @@ function problemText(problem) {
   return String(problem);
 }
 
-/** Report a failed save, undo or redo. */
+/** Report a failed save, undo or redo (a 409 reloads instead: `write`). */
 function reportFailure(err) {
-  if (err.status === 409) {
-    showMessage(err.message, { reload: true });
-  } else if (err.status === 422) {
+  if (err.status === 422) {
     showMessage(err.message, { details: ((err.data && err.data.problems) || []).map(problemText) });
   } else {
     showMessage(err.message);
@@ -143,14 +142,7 @@ function parseHash() {
 
 function route() {
   const next = parseHash();
-  const leavingDoc = state.view === 'doc' && !(next.view === 'doc' && next.path === state.path);
-  if (leavingDoc && hasUnsaved()) {
-    if (!confirm(`Leave ${state.path}? Its ${state.items.length} unsaved changes will be lost.`)) {
-      history.replaceState(null, '', currentHash || '#/');
-      return;
-    }
-    clearEdits();
-  }
+  // Leaving a document with unsaved edits loses nothing: they are kept, and back when it is opened again.
   currentHash = location.hash;
   state.view = next.view;
   for (const view of ['library', 'status', 'document']) $(`view-${view}`).hidden = view !== (next.view === 'doc' ? 'document' : next.view);
@@ -167,10 +159,18 @@ function route() {
 // ---------------------------------------------------------------------------------------------
 // Library
 
+// The list comes in pages of LIBRARY_PAGE documents, in the order of their paths; the next is
+// asked for when the end of the list scrolls into view. A document the server has not read yet
+// comes with `pending`, and a `library` event says when it has: the pages loaded are asked again.
+const LIBRARY_PAGE = 100;
+const library = { root: '', total: 0, documents: [], next: 0, loading: null };
+let libraryObserver = null;
+
 async function showLibrary({ quiet = false } = {}) {
   if (!quiet) setState('loading');
   try {
-    renderLibrary(await api('/api/library'));
+    if (quiet && library.documents.length) await reloadLibraryPages();
+    else await loadLibraryPage(0);
     if (state.view === 'library') setState('ready');
   } catch (err) {
     showMessage(err.message);
@@ -178,23 +178,69 @@ async function showLibrary({ quiet = false } = {}) {
   }
 }
 
-function renderLibrary(library) {
+/** The page of the list that starts at `offset`; from 0 it replaces what was listed. */
+function loadLibraryPage(offset) {
+  if (library.loading) return library.loading;
+  library.loading = (async () => {
+    try {
+      const page = await api(query('/api/library', { offset, limit: LIBRARY_PAGE }));
+      library.documents = offset ? [...library.documents.slice(0, offset), ...page.documents] : page.documents;
+      adoptLibraryPage(page);
+    } finally {
+      library.loading = null;
+    }
+  })();
+  return library.loading;
+}
+
+/** The pages already listed, asked again (documents read since, revisions, new files). */
+async function reloadLibraryPages() {
+  const count = library.documents.length;
+  let documents = [], page;
+  do {
+    page = await api(query('/api/library', { offset: documents.length, limit: Math.min(1000, count - documents.length) }));
+    documents = documents.concat(page.documents);
+  } while (page.next !== undefined && documents.length < count);
+  library.documents = documents;
+  adoptLibraryPage(page);
+}
+
+function adoptLibraryPage(page) {
+  library.root = page.root;
+  library.total = page.total ?? page.documents.length;
+  library.next = page.next ?? null;
+  renderLibrary();
+}
+
+function renderLibrary() {
   const folders = new Map();
-  for (const doc of library.documents || []) {
+  for (const doc of library.documents) {
     const slash = doc.path.lastIndexOf('/');
     const folder = slash < 0 ? '' : doc.path.slice(0, slash);
     if (!folders.has(folder)) folders.set(folder, []);
     folders.get(folder).push(doc);
   }
   const names = [...folders.keys()].sort((a, b) => a.localeCompare(b));
+  const shown = library.documents.length;
   const header = el('div', { class: 'card' },
     el('h1', { text: 'Library' }),
-    el('div', { class: 'muted', text: `${(library.documents || []).length} documents in ${library.root || 'the library'}` }));
+    el('div', { id: 'library-count', class: 'muted', 'data-shown': shown, 'data-total': library.total,
+      text: `${library.total} documents in ${library.root || 'the library'}${shown < library.total ? ` (${shown} listed)` : ''}` }));
   const sections = names.map((folder) => el('section', { class: 'card folder' },
     el('h2', { text: folder || 'Top level' }),
     documentTable(folders.get(folder).sort((a, b) => a.path.localeCompare(b.path)))));
   if (!names.length) sections.push(el('p', { class: 'muted', text: 'No documents yet.' }));
-  $('library').replaceChildren(header, ...sections);
+  // Past the last row: when it comes into view, the next page is asked for.
+  const more = el('div', { id: 'library-more', class: 'muted', text: library.next !== null ? 'Loading more…' : '' });
+  $('library').replaceChildren(header, ...sections, more);
+  if (!libraryObserver) {
+    libraryObserver = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting) || state.view !== 'library' || library.next === null) return;
+      loadLibraryPage(library.next).catch((err) => showMessage(err.message));
+    });
+  }
+  libraryObserver.disconnect();
+  if (library.next !== null) libraryObserver.observe(more);
 }
 
 function documentTable(docs) {
@@ -204,7 +250,8 @@ function documentTable(docs) {
     const last = doc.last || {};
     return el('tr', {},
       el('td', {}, el('a', { class: 'doc-link', href: docHash(doc.path), 'data-path': doc.path, text: doc.path.split('/').pop() })),
-      el('td', { class: 'num', text: doc.pages }),
+      el('td', { class: 'num', text: doc.pending ? '…' : doc.unreadable ? '?' : doc.pages,
+        title: doc.pending ? 'not read yet' : doc.unreadable ? 'PDFTrapper cannot read this file' : undefined }),
       el('td', { class: 'num', text: formatSize(doc.size) }),
       el('td', {},
         el('span', { text: [last.operation, formatDate(last.date)].filter(Boolean).join(' · ') }),
@@ -289,11 +336,32 @@ async function openDocument(path) {
     state.doc = state.shown = state.revision = null;
     setZoom(1, true);
     $('page-area').scrollTo(0, 0);   // not where the last document was zoomed into
-    clearEdits();
+    setEdits([], { keep: false });   // the last document's stay kept for it
+    state.undoStack = [];
+    state.redoStack = [];
     $('strip').replaceChildren();
     $('history-list').replaceChildren();
+    const restoring = kept.restore(path).catch(() => []);
+    await loadDocument();
+    restoreEdits(path, await restoring);
+    return;
   }
   await loadDocument();
+}
+
+/**
+ * The unsaved edits kept for `path` (a reload, a closed tab), back in the list before any drawn
+ * while they were read (those are newer); undo takes them one by one.
+ */
+function restoreEdits(path, items) {
+  if (path !== state.path || !items.length) return;
+  const known = new Set(state.items.map((item) => item.id));
+  state.items = [...items.filter((item) => !known.has(item.id)), ...state.items];
+  state.undoStack = state.items.map((item, at) => ({ at, removed: [], added: [item] }));
+  state.redoStack = [];
+  changed();
+  showMessage(`${items.length} unsaved change${items.length > 1 ? 's' : ''} restored from before: Save keeps them, Undo takes them back.`,
+    { kind: 'notice' });
 }
 
 /** Fetch the current document and show it whole (strip, page, history). Unsaved edits are kept. */
@@ -590,7 +658,10 @@ function backToCurrent() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Unsaved edits: a list of {edit, label}, with snapshots for local undo and redo.
+// Unsaved edits: a list of {id, edit, label}, kept in IndexedDB as it changes (keep.js). Undo and
+// redo step through the changes made to it, each {at, removed, added}: what a change took away
+// and added at `at`, so that ten thousand strokes cost ten thousand small steps, not ten thousand
+// copies of the list.
 
 function hasUnsaved() {
   return state.items.length > 0;
@@ -600,16 +671,44 @@ function editable() {
   return Boolean(state.doc) && !state.revision && !state.busy;
 }
 
+/** The change from the list `before` to `after`: the stretch between what they begin and end with alike. */
+function difference(before, after) {
+  let at = 0;
+  while (at < before.length && at < after.length && before[at] === after[at]) at++;
+  let tail = 0;
+  while (tail < before.length - at && tail < after.length - at && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  return { at, removed: before.slice(at, before.length - tail), added: after.slice(at, after.length - tail) };
+}
+
+/** `items` becomes the unsaved list; what changed is written to the browser's store unless `keep` is false. */
+function setEdits(items, { keep = true } = {}) {
+  for (const item of items) if (item.id === undefined) item.id = kept.newId();
+  const change = difference(state.items, items);
+  state.items = items;
+  if (keep && state.path) {
+    kept.record(state.path, change.removed, change.added)
+      .catch((err) => showMessage(`Unsaved changes cannot be kept in this browser (${err && err.message}); save them soon.`));
+  }
+  return change;
+}
+
 /** Replace the unsaved edits (every change goes through here, so Undo can step back). */
 function commit(items) {
-  state.undoStack.push(state.items);
+  state.undoStack.push(setEdits(items));
   state.redoStack = [];
-  state.items = items;
   changed();
 }
 
+/** `change` undone (or, with `forward`, done again) on the list. */
+function replay(change, forward) {
+  const [out, back] = forward ? [change.removed, change.added] : [change.added, change.removed];
+  setEdits([...state.items.slice(0, change.at), ...back, ...state.items.slice(change.at + out.length)]);
+}
+
+/** Forget the unsaved edits: `saved` (answered 200) or thrown away by the person; gone from the store too. */
 function clearEdits() {
-  state.items = [];
+  if (state.path && state.items.length) kept.forget(state.path, state.items).catch(() => {});
+  setEdits([], { keep: false });
   state.undoStack = [];
   state.redoStack = [];
   changed();
@@ -644,8 +743,9 @@ function undo() {
   commitText();
   if (!editable()) return;
   if (state.undoStack.length) {
-    state.redoStack.push(state.items);
-    state.items = state.undoStack.pop();
+    const change = state.undoStack.pop();
+    replay(change, false);
+    state.redoStack.push(change);
     changed();
   } else if (state.doc.can_undo) {
     serverStep('undo');
@@ -656,8 +756,9 @@ function redo() {
   commitText();
   if (!editable()) return;
   if (state.redoStack.length) {
-    state.undoStack.push(state.items);
-    state.items = state.redoStack.pop();
+    const change = state.redoStack.pop();
+    replay(change, true);
+    state.undoStack.push(change);
     changed();
   } else if (!hasUnsaved() && state.doc.can_redo) {
     serverStep('redo');
@@ -911,7 +1012,7 @@ function startReframe() {
   if (!photo || !editable() || hasUnsaved()) return;
   openReframe({
     path: state.path, end: state.doc.end, page: state.page, photo,
-    onCrop: (page, corners) => write('/api/save', { path: state.path, base_end: state.doc.end, edits: [{ op: 'reframe', page, corners }] },
+    onCrop: (page, corners) => write('/api/save', { ...base(), edits: [{ op: 'reframe', page, corners }] },
       () => showMessage(`Page ${page} cropped again.`, { kind: 'info' })),
   });
 }
@@ -924,7 +1025,7 @@ async function save() {
   if (!editable() || !hasUnsaved()) return;
   const marks = state.items.filter(({ edit }) => !PAGE_OPS.includes(edit.op));
   const pageOps = state.items.filter(({ edit }) => PAGE_OPS.includes(edit.op));
-  const body = { path: state.path, base_end: state.doc.end, edits: [...marks, ...pageOps].map((item) => item.edit) };
+  const body = { ...base(), edits: [...marks, ...pageOps].map((item) => wireEdit(item.edit)) };
   const landing = positionOf(state.page);   // the page shown, where Save puts it (0: deleted)
   await write('/api/save', body, () => {
     if (landing) state.page = landing;
@@ -933,10 +1034,28 @@ async function save() {
 }
 
 function serverStep(kind) {
-  return write(`/api/${kind}`, { path: state.path, base_end: state.doc.end }, () => {});
+  return write(`/api/${kind}`, base(), () => {});
 }
 
-/** POST a change; on success forget the unsaved edits and reload. Busy (and "saving") until then. */
+/**
+ * What every change names of the document it was made on: its end, and its revision id when the
+ * server gives one (two revisions of one length are told apart by it; a stale one gets 409).
+ */
+function base() {
+  return { path: state.path, base_end: state.doc.end, ...(state.doc.revision ? { base_revision: state.doc.revision } : {}) };
+}
+
+/** An edit as it is sent: an ink stroke as one string "x y x y …", which the server reads cheaply however long the drawing. */
+function wireEdit(edit) {
+  if (edit.op !== 'ink') return edit;
+  return { ...edit, strokes: edit.strokes.map((stroke) => stroke.map(([x, y]) => `${x} ${y}`).join(' ')) };
+}
+
+/**
+ * POST a change; on success forget the unsaved edits and reload. Busy (and "saving") until then.
+ * When the document moved on meanwhile (409: another tab or a scan), it is loaded as it is now
+ * with the unsaved edits kept, and a line says so: Save again puts them on the new revision.
+ */
 async function write(url, body, onDone) {
   state.busy = true;
   setState('saving');
@@ -945,7 +1064,14 @@ async function write(url, body, onDone) {
     await api(url, body);
   } catch (err) {
     state.busy = false;
-    reportFailure(err);   // on 409 and 422 the unsaved edits stay until the user reloads
+    if (err.status === 409) {
+      const n = state.items.length;
+      await loadDocument();
+      showMessage(n ? `The document changed meanwhile (another tab or a scan): reloaded, your ${n} unsaved change${n > 1 ? 's are' : ' is'} kept — Save again to add ${n > 1 ? 'them' : 'it'}.`
+        : 'The document changed meanwhile (another tab or a scan): reloaded as it is now; nothing was changed.', { kind: 'notice' });
+      return;
+    }
+    reportFailure(err);   // on 422 and other failures the unsaved edits stay, kept in the browser
     updateControls();
     setState('ready');
     return;
@@ -979,6 +1105,7 @@ function connectEvents() {
   source.addEventListener('open', () => live(true));
   source.addEventListener('error', () => live(false));   // EventSource reconnects by itself
   source.addEventListener('status', refreshListsSoon);
+  source.addEventListener('library', refreshListsSoon);   // documents the list showed as pending are read
   // Reconnected after missing more than the server keeps: look at the open document again.
   source.addEventListener('reset', () => {
     refreshListsSoon();
@@ -1010,6 +1137,8 @@ function onRevision({ path, end }) {
 
 async function logout() {
   if (hasUnsaved() && !confirm(`Log out? The ${state.items.length} unsaved changes to ${state.path} will be lost.`)) return;
+  // The next person at this browser sees none of them, of this document or any other.
+  kept.forgetAll().catch(() => {});
   try {
     await api('/logout', {});
   } catch (err) {
@@ -1140,8 +1269,9 @@ function start() {
     resizeTimer = setTimeout(() => { if (state.view === 'doc' && state.shown && state.shown.pages.length) layoutPage(); }, 150);
   }).observe($('page-area'));
 
+  // Unsaved edits are kept in the browser as they are made: only one not yet written would be lost.
   window.addEventListener('beforeunload', (event) => {
-    if (hasUnsaved()) { event.preventDefault(); event.returnValue = ''; }
+    if (kept.writing()) { event.preventDefault(); event.returnValue = ''; }
   });
   window.addEventListener('hashchange', route);
   setTool('');

@@ -12,6 +12,9 @@ struct LibraryFiles: Sendable {
     /// The root with its links resolved: what every resolved path must stay below.
     let realRoot: String
 
+    /// The folders' listings, kept while they do not change.
+    let folders = FolderListings()
+
     init(root: String) {
         self.root = root
         realRoot = Self.realPath(root) ?? root
@@ -38,19 +41,40 @@ struct LibraryFiles: Sendable {
         FolderRoot.relative(path, to: root) ?? FolderRoot.relative(Self.realPath(path) ?? path, to: realRoot)
     }
 
+    /// A PDF of the library as its folder lists it: nothing read from the file itself.
+    struct Listed {
+        var relative: String
+        var size: Int
+        var modified: Date
+        /// Device, inode, modification time and size (`fileIdentity`): a new state of the file is a new identity.
+        var identity: String
+    }
+
     /// Every PDF below the root (not in hidden folders, not through links), sorted by path.
-    func documents() -> [(relative: String, size: Int, modified: Date)] {
-        var found: [(String, Int, Date)] = []
+    func documents() -> [Listed] {
+        documentNames().compactMap(listed)
+    }
+
+    /// The PDF `relative` names as its folder has it now; nil once it is gone or not a plain file.
+    func listed(_ relative: String) -> Listed? {
+        var status = stat()
+        guard lstat(root + "/" + relative, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Listed(relative: relative, size: Int(status.st_size), modified: Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec)),
+                      identity: fileIdentity(status))
+    }
+
+    /// The path below the root of every PDF (not in hidden folders, not through links), sorted, from
+    /// the folders' listings: a folder is read again only when it changed (`FolderListings`), so a
+    /// library of 10,000 PDFs in 100 folders costs 100 stats, not 10,000.
+    func documentNames() -> [String] {
+        var found: [String] = []
         func walk(_ folder: String, _ prefix: String, depth: Int) {
-            guard depth < 32, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-            for name in names.sorted() where !name.hasPrefix(".") {
-                var status = stat()
-                guard lstat(folder + "/" + name, &status) == 0 else { continue }
-                switch status.st_mode & S_IFMT {
-                case S_IFDIR: walk(folder + "/" + name, prefix + name + "/", depth: depth + 1)
-                case S_IFREG where name.lowercased().hasSuffix(".pdf"):
-                    found.append((prefix + name, Int(status.st_size), Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec))))
-                default: continue
+            guard depth < 32, let entries = folders.entries(folder) else { return }
+            for entry in entries {
+                if entry.isFolder {
+                    walk(folder + "/" + entry.name, prefix + entry.name + "/", depth: depth + 1)
+                } else {
+                    found.append(prefix + entry.name)
                 }
             }
         }
@@ -62,6 +86,40 @@ struct LibraryFiles: Sendable {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+}
+
+/// Each folder's PDFs and subfolders (not hidden, not links), sorted, kept by the folder's device,
+/// inode and modification time: a name added, removed or renamed in a folder changes its time, so
+/// an unchanged folder is not read again. A folder changed within the last 2 s is read every time:
+/// on a file system with coarse times, a change in the same tick as the reading would not show.
+final class FolderListings: @unchecked Sendable {
+    struct Entry {
+        var name: String
+        var isFolder: Bool
+    }
+
+    private let kept = Locked<[String: (stamp: String, entries: [Entry])]>([:])
+
+    func entries(_ folder: String) -> [Entry]? {
+        var status = stat()
+        guard stat(folder, &status) == 0 else { return nil }
+        let stamp = "\(status.st_dev)-\(status.st_ino)-\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+        let settled = Double(status.st_mtim.tv_sec) < Date().timeIntervalSince1970 - 2
+        if settled, let known = kept.withLock({ $0[folder] }), known.stamp == stamp { return known.entries }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        var entries: [Entry] = []
+        for name in names.sorted() where !name.hasPrefix(".") {
+            var entry = stat()
+            guard lstat(folder + "/" + name, &entry) == 0 else { continue }
+            switch entry.st_mode & S_IFMT {
+            case S_IFDIR: entries.append(Entry(name: name, isFolder: true))
+            case S_IFREG where name.lowercased().hasSuffix(".pdf"): entries.append(Entry(name: name, isFolder: false))
+            default: continue
+            }
+        }
+        kept.withLock { $0[folder] = settled ? (stamp, entries) : nil }
+        return entries
     }
 }
 
@@ -111,8 +169,10 @@ struct DocumentInfo: Sendable {
     }
 
     /// Its last revision, as the library list shows it.
-    var last: [String: Any]? {
-        guard let entry = history.last else { return nil }
+    var last: [String: Any]? { history.last.map(Self.shown) }
+
+    /// A revision as the library list shows it.
+    static func shown(_ entry: RevisionHistory.Entry) -> [String: Any] {
         guard let record = entry.record else { return ["operation": "other program", "end": entry.end] }
         return ["operation": record.operation.rawValue, "date": WebJSON.date(record.date), "note": record.note ?? "",
                 "end": entry.end]
@@ -143,5 +203,9 @@ final class DocumentInfoCache: Sendable {
 func fileIdentity(_ path: String) -> String? {
     var status = stat()
     guard stat(path, &status) == 0 else { return nil }
-    return "\(status.st_dev)-\(status.st_ino)-\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)-\(status.st_size)"
+    return fileIdentity(status)
+}
+
+func fileIdentity(_ status: stat) -> String {
+    "\(status.st_dev)-\(status.st_ino)-\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)-\(status.st_size)"
 }

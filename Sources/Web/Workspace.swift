@@ -59,7 +59,10 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
     let library: LibraryFiles
     let pages: PageImages
     let documents = DocumentInfoCache()
-    let events = LiveEvents()
+    let events: LiveEvents
+    /// What the library list shows of each document beyond its folder's listing; once those asked
+    /// for are read, the open pages are told (a `library` event) to ask again.
+    let summaries: LibrarySummaries
     let save: WorkspaceSave
     let staticFiles: String?
     /// For what the store alone knows (whether a redo is waiting); read only.
@@ -76,6 +79,9 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         self.config = config
         access = try WebAccess(config: config)
         library = LibraryFiles(root: config.library.root)
+        let events = LiveEvents()
+        self.events = events
+        summaries = LibrarySummaries { events.publish("library", [:]) }
         store = try InboxDaemon.openStore(config)
         save = WorkspaceSave(config: config, edits: edits, store: store)
         staticFiles = Self.findStaticFiles()
@@ -96,6 +102,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     public func stop() {
         stopping.set()
+        summaries.stop()
         events.close()
         server?.stop()
         server = nil
@@ -198,7 +205,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         switch (request.method, request.path) {
         case ("GET", "/"): return staticFile("index.html")
         case ("GET", let path) where path.hasPrefix("/static/"): return staticFile(String(path.dropFirst("/static/".count)))
-        case ("GET", "/api/library"): return libraryList()
+        case ("GET", "/api/library"): return libraryList(request)
         case ("GET", "/api/document"): return document(request)
         case ("GET", "/api/page"): return page(request)
         case ("GET", "/api/photo"): return photo(request)
@@ -226,19 +233,32 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     // MARK: see
 
-    private func libraryList() -> HTTPResponse {
-        let list: [[String: Any]] = library.documents().map { found in
+    /// `GET /api/library[?offset=N&limit=M]`: the documents from `offset` on, `limit` at most (100
+    /// unless asked, 1,000 at most), in the order of their paths, with `next` (the offset to ask for
+    /// next) while there are more. Listed from the folders alone: pages and the last revision are
+    /// the summaries' (read once per state of each file, after the answer when not yet known).
+    private func libraryList(_ request: HTTPRequest) -> HTTPResponse {
+        let offset = max(0, request.query("offset").flatMap(Int.init) ?? 0)
+        let limit = min(max(1, request.query("limit").flatMap(Int.init) ?? 100), 1000)
+        let all = library.documentNames()
+        let shown = all.dropFirst(offset).prefix(limit).compactMap(library.listed)
+        summaries.keep(only: all)
+        let known = summaries.lookup(shown.map { ($0.relative, library.root + "/" + $0.relative, $0.identity) })
+        let list: [[String: Any]] = zip(shown, known).map { found, summary in
             var entry: [String: Any] = ["path": found.relative, "size": found.size, "modified": WebJSON.date(found.modified)]
-            if let path = library.resolve(found.relative), let info = try? documents.info(path) {
-                entry["pages"] = info.pages.count
-                entry["end"] = info.end
-                if let last = info.last { entry["last"] = last }
-            } else {
-                entry["unreadable"] = true
+            switch summary {
+            case .read(let summary)?:
+                entry["pages"] = summary.pages
+                entry["end"] = summary.end
+                if let last = summary.last { entry["last"] = DocumentInfo.shown(last) }
+            case .unreadable?: entry["unreadable"] = true
+            case nil: entry["pending"] = true
             }
             return entry
         }
-        return WebJSON.response(["root": config.library.root, "documents": list])
+        var answer: [String: Any] = ["root": config.library.root, "total": all.count, "offset": offset, "documents": list]
+        if offset + limit < all.count { answer["next"] = offset + limit }
+        return WebJSON.response(answer)
     }
 
     /// The document's file, or the 404 every path outside the library gets.

@@ -69,12 +69,10 @@ struct WorkspaceSave {
         switch op {
         case "ink":
             guard let strokes = edit["strokes"] as? [Any] else { throw refuse("strokes") }
-            var converted: [[[Double]]] = []
+            var converted: [String] = []
             for stroke in strokes {
-                guard let points = stroke as? [Any] else { throw refuse("strokes") }
-                var line: [[Double]] = []
-                for value in points { line.append(try point(value, "strokes")) }
-                converted.append(line)
+                guard let text = scriptStroke(stroke, page: page) else { throw refuse("strokes") }
+                converted.append(text)
             }
             out["strokes"] = converted
         case "highlight", "underline", "strikeout":
@@ -98,6 +96,35 @@ struct WorkspaceSave {
         return out
     }
 
+    /// An ink stroke as the script gets it: one string "x y x y …" (PointText) in the script's
+    /// space, however the browser sent it (the workspace sends such strings; [[x, y], …] is read
+    /// too). A million points as small arrays would cost the script's reader a node each.
+    private static func scriptStroke(_ stroke: Any, page: ShownPage) -> String? {
+        var numbers: [Double] = []
+        if let text = stroke as? String {
+            guard case .success(let read) = PointText.numbers(text), read.count % 2 == 0 else { return nil }
+            numbers = read
+        } else if let points = stroke as? [Any] {
+            for value in points {
+                guard let pair = value as? [Any], pair.count == 2, let x = number(pair[0]), let y = number(pair[1]) else { return nil }
+                numbers += [x, y]
+            }
+        } else {
+            return nil
+        }
+        var text: [UInt8] = []
+        text.reserveCapacity(numbers.count * 8)
+        for index in stride(from: 0, to: numbers.count, by: 2) {
+            guard numbers[index].isFinite, numbers[index + 1].isFinite else { return nil }
+            let point = page.script(Point(numbers[index], numbers[index + 1]))
+            if index > 0 { text.append(0x20) }
+            PointText.write(point.x, to: &text)
+            text.append(0x20)
+            PointText.write(point.y, to: &text)
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     private static func number(_ value: Any) -> Double? {
         guard let number = value as? NSNumber else { return nil }
         let double = number.doubleValue
@@ -118,7 +145,8 @@ struct WorkspaceSave {
         let name = "\(label)-\(stamp)-\(String(random.next() & 0xFFFFFF, radix: 16)).json"
         let relativePath = "web/" + name
         let path = job.claims + "/" + relativePath
-        guard let data = try? JSONSerialization.data(withJSONObject: script, options: [.prettyPrinted, .sortedKeys]) else {
+        // Not pretty-printed: a drawing of a million points would be four times the bytes, a line a number.
+        guard let data = try? JSONSerialization.data(withJSONObject: script, options: [.sortedKeys]) else {
             throw Refusal(status: 422, message: "the edits cannot be written as a script")
         }
         do {
@@ -127,7 +155,8 @@ struct WorkspaceSave {
         } catch {
             throw Refusal(status: 503, message: "the script cannot be written: \(error)")
         }
-        guard let finished = edits.applyAndWait(path: path, relativePath: relativePath, config: config) else {
+        let target = (script["target"] as? String).map { EditScriptParser.target($0, libraryRoot: config.library.root) }
+        guard let finished = edits.applyAndWait(path: path, relativePath: relativePath, config: config, target: target) else {
             throw Refusal(status: 503, message: "the daemon is stopping; the save is applied at its next start")
         }
         if let applied = finished.outcome.applied { return applied }

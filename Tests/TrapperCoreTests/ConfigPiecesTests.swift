@@ -236,7 +236,7 @@ import Testing
         #expect(try parse(base).web == nil)
         let web = try parse(base + "[web]\n").web
         #expect(web?.listen == .tcp(host: "127.0.0.1", port: 8470))
-        #expect(web?.maxBodyBytes == 4 << 20)
+        #expect(web?.maxBodyBytes == 32 << 20)
         #expect(web?.allowRemote == false)
     }
 

@@ -22,8 +22,8 @@ public struct EditJob {
     /// The store's confinement: the daemon's configured folders (anywhere, for `apply`).
     var folders: ConfinedFolders { store.folders }
     public static let failedFolderName = "failed"
-    /// Scripts are small; anything larger is refused before it is parsed.
-    public static let maximumBytes = 1 << 20
+    /// Anything larger than the parser reads is refused before it is read.
+    public static let maximumBytes = EditScriptParser.maxBytes
 
     /// What became of one script.
     public struct Outcome: Sendable, Codable {

@@ -49,13 +49,16 @@ public final class EditWorkers: @unchecked Sendable {
     /// the same queue, in the same worker, as a script dropped into the edits folder, and waits
     /// for what became of it. The daemon's loop reports it too, as it reports every script. Nil
     /// when the daemon is stopping (the script stays claimed, and is applied at the next start).
-    public func applyAndWait(path: String, relativePath: String, config: Config) -> Finished? {
+    /// `target`: the file the script names, when the caller knows it (the workspace does), so that
+    /// a script of a million ink points is not parsed once more only to find its queue.
+    public func applyAndWait(path: String, relativePath: String, config: Config, target: String? = nil) -> Finished? {
         final class Answer: @unchecked Sendable {
             let ready = DispatchSemaphore(value: 0)
             var finished: Finished?
         }
         let answer = Answer()
-        guard enqueue(path: path, relativePath: relativePath, config: config, then: { answer.finished = $0; answer.ready.signal() }) else {
+        guard enqueue(path: path, relativePath: relativePath, config: config, target: target,
+                      then: { answer.finished = $0; answer.ready.signal() }) else {
             return nil
         }
         answer.ready.wait()
@@ -63,7 +66,7 @@ public final class EditWorkers: @unchecked Sendable {
     }
 
     @discardableResult
-    private func enqueue(path: String, relativePath: String, config: Config,
+    private func enqueue(path: String, relativePath: String, config: Config, target: String? = nil,
                          then: @escaping @Sendable (Finished?) -> Void) -> Bool {
         let queue: DispatchQueue
         lock.lock()
@@ -71,7 +74,7 @@ public final class EditWorkers: @unchecked Sendable {
             lock.unlock()
             return false
         }
-        let key = Self.target(of: path, config: config) ?? path
+        let key = target ?? Self.target(of: path, config: config) ?? path
         if let existing = queues[key] {
             queue = existing
         } else {

@@ -7,12 +7,15 @@ public struct ContentStream: Sendable {
 
     /// Appends operands and an operator: `add([1, 0, 0], "rg")` writes `1 0 0 rg`.
     public mutating func add(_ operands: [Double], _ op: String) {
-        for operand in operands {
-            PDFReal.write((operand * 1000).rounded() / 1000, to: &bytes)
-            bytes.append(0x20)
-        }
+        for operand in operands { number(operand) }
         bytes += Array(op.utf8)
         bytes.append(0x0A)
+    }
+
+    /// One operand and the space after it, to a thousandth of a point.
+    private mutating func number(_ value: Double) {
+        PDFReal.write((value * 1000).rounded() / 1000, to: &bytes)
+        bytes.append(0x20)
     }
 
     public mutating func raw(_ text: String) { bytes += Array((text + "\n").utf8) }
@@ -21,8 +24,16 @@ public struct ContentStream: Sendable {
     public mutating func stroke(_ color: RGBColor) { add([color.red, color.green, color.blue], "RG") }
 
     public mutating func rect(_ rect: Rect) { add([rect.x0, rect.y0, rect.width, rect.height], "re") }
-    public mutating func move(_ point: Point) { add([point.x, point.y], "m") }
-    public mutating func line(_ point: Point) { add([point.x, point.y], "l") }
+    // A point at a time, without the operand list `add` takes: an ink drawing has a million of them.
+    public mutating func move(_ point: Point) { self.point(point, UInt8(ascii: "m")) }
+    public mutating func line(_ point: Point) { self.point(point, UInt8(ascii: "l")) }
+
+    private mutating func point(_ point: Point, _ op: UInt8) {
+        number(point.x)
+        number(point.y)
+        bytes.append(op)
+        bytes.append(0x0A)
+    }
 
     /// A polyline through the points (a lone point becomes a dot of the pen's width).
     public mutating func polyline(_ points: [Point]) {

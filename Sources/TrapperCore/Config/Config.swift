@@ -137,7 +137,8 @@ public struct WebSettings: Sendable, Equatable {
     /// Host headers accepted beside the listen address (the name a reverse proxy passes on).
     public var hosts: [String] = []
     /// The largest request body; more gets 413.
-    public var maxBodyBytes = 4 << 20
+    /// A million-point drawing saved from the workspace is some 16 MB of JSON.
+    public var maxBodyBytes = 32 << 20
     public var allowRemote = false
     /// How long a login lasts, in days (a fraction for less than one).
     public var sessionDays = 30.0
@@ -172,7 +173,7 @@ public struct LimitsSettings: Sendable, Equatable {
     /// Pages of one input (an image's, a PDF's).
     public var maxPages = 10_000
     /// One edit script's size.
-    public var maxScriptBytes = 1 << 20
+    public var maxScriptBytes = 64 << 20
     /// Pages a document may have after an edit script that adds pages (duplicate, insert).
     public var maxPagesAfterEdit = 100_000
     /// How long one edit script may run before it is abandoned and filed in failed/.

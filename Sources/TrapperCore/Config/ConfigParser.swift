@@ -181,7 +181,7 @@ struct ConfigBuilder {
         }
         if let bytes = reader.bytes("max_script_size") {
             if bytes > Int64(EditScriptParser.maxBytes) {
-                log.add("limits.max_script_size can be at most 1MB, the most an edit script's parser reads",
+                log.add("limits.max_script_size can be at most 64MiB, the most an edit script's parser reads",
                         at: reader.table["max_script_size"]!.location)
             } else {
                 limits.maxScriptBytes = Int(bytes)

@@ -6,11 +6,14 @@
 /// structure. Both become the same tree of located values, so one reader serves both and a JSON
 /// mistake is reported at its line:column as a TOML one is.
 public enum EditScriptParser {
-    /// Larger scripts are refused before parsing.
-    public static let maxBytes = 1 << 20
+    /// Larger scripts are refused before parsing. Room for a workspace save of a million ink
+    /// points (a page of dense handwriting several times over: some 16 MB as the workspace writes it).
+    public static let maxBytes = 64 << 20
     /// Scripts with more edits are refused before any edit is read. More belong in several scripts
-    /// (a script is one revision, and undo takes back a whole one).
-    public static let maxEdits = 10_000
+    /// (a script is one revision, and undo takes back a whole one). The workspace saves each
+    /// stroke as an ink edit of its own (the eraser takes them one by one): a million points of
+    /// handwriting are some 20,000 of them.
+    public static let maxEdits = 100_000
 
     public enum Format: String, Sendable {
         case toml, json
@@ -23,6 +26,11 @@ public enum EditScriptParser {
         }
     }
 
+    /// The file a script's `target = "written"` names, as the parsed script's `target` has it.
+    public static func target(_ written: String, libraryRoot: String) -> String {
+        PathResolver.normalize(PathResolver.normalize(libraryRoot) + "/" + written)
+    }
+
     public static func parse(_ bytes: [UInt8], file: String, libraryRoot: String) throws(EditScriptError) -> EditScript {
         func refuse(_ message: String, at location: SourceLocation = .start) -> EditScriptError {
             EditScriptError([ConfigDiagnostic(file: file, location: location, message: message)])
@@ -31,7 +39,7 @@ public enum EditScriptParser {
             throw refuse("an edit script's name must end in .toml or .json")
         }
         guard bytes.count <= maxBytes else {
-            throw refuse("the script is \(bytes.count) bytes, more than the limit of \(maxBytes) (1 MB)")
+            throw refuse("the script is \(bytes.count) bytes, more than the limit of \(maxBytes) (64 MiB)")
         }
         let document: TOMLTable
         do {

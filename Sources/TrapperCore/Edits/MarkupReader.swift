@@ -30,7 +30,7 @@ extension EditReader {
     /// A text box or a note holds at most this much text; a search for more is a mistake.
     static let maxTextLength = 10_000
     /// All the points of one ink op.
-    static let maxInkPoints = 100_000
+    static let maxInkPoints = 1_000_000
 
     func markupOperation(_ op: String, _ table: inout TableReader, place: String) -> EditOperation? {
         switch op {
@@ -127,7 +127,8 @@ extension EditReader {
         return preset
     }
 
-    /// `strokes = [[[x, y], [x, y], …], …]`: each stroke two points at least.
+    /// `strokes = [[[x, y], [x, y], …], …]`: each stroke a list of points, or one string of
+    /// numbers `"x y x y …"` (`PointText`: what the workspace writes, a million points cheaply).
     private func strokeList(_ table: inout TableReader) -> [[ScriptPoint]]? {
         guard let node = table.node("strokes") else { return nil }
         guard case .array(let strokes) = node.value, !strokes.isEmpty else {
@@ -138,23 +139,59 @@ extension EditReader {
         var total = 0
         for (index, stroke) in strokes.enumerated() {
             let name = "\(table.qualified("strokes"))[\(index + 1)]"
-            guard case .array(let points) = stroke.value, !points.isEmpty else {
-                log.add("\(name) must be a list of [x, y] points, not \(TableReader.describe(stroke.value))", at: stroke.location)
+            let line: [ScriptPoint]
+            switch stroke.value {
+            case .array(let points) where !points.isEmpty:
+                var read: [ScriptPoint] = []
+                for (number, point) in points.enumerated() {
+                    guard let value = table.pointValue(point, name: "\(name)[\(number + 1)]", units: units) else { return nil }
+                    read.append(value)
+                }
+                line = read
+            case .string(let text):
+                guard let read = textPoints(text, name: name, at: stroke.location) else { return nil }
+                line = read
+            default:
+                log.add("\(name) must be a list of [x, y] points or a string \"x y x y …\", not \(TableReader.describe(stroke.value))",
+                        at: stroke.location)
                 return nil
             }
-            total += points.count
+            total += line.count
             guard total <= Self.maxInkPoints else {
                 log.add("\(table.qualified("strokes")) has more than \(Self.maxInkPoints) points", at: stroke.location)
                 return nil
             }
-            var line: [ScriptPoint] = []
-            for (number, point) in points.enumerated() {
-                guard let value = table.pointValue(point, name: "\(name)[\(number + 1)]", units: units) else { return nil }
-                line.append(value)
-            }
             result.append(line)
         }
         return result
+    }
+
+    /// A stroke written as `"x y x y …"`: an even number of numbers, one point at least, each a
+    /// length a page can hold.
+    private func textPoints(_ text: String, name: String, at location: SourceLocation) -> [ScriptPoint]? {
+        let numbers: [Double]
+        switch PointText.numbers(text) {
+        case .success(let read): numbers = read
+        case .failure(let problem):
+            log.add("\(name): \"\(problem.word)\" is not a number; a stroke as a string is \"x y x y …\"", at: location)
+            return nil
+        }
+        guard !numbers.isEmpty, numbers.count % 2 == 0 else {
+            log.add("\(name) must hold x and y of each point (\"x y x y …\"), not \(numbers.count) numbers", at: location)
+            return nil
+        }
+        var points: [ScriptPoint] = []
+        points.reserveCapacity(numbers.count / 2)
+        for index in stride(from: 0, to: numbers.count, by: 2) {
+            let (x, y) = (numbers[index], numbers[index + 1])
+            if let problem = TableReader.lengthProblem(x, units: units, positive: false)
+                ?? TableReader.lengthProblem(y, units: units, positive: false) {
+                log.add("\(name)[\(index / 2 + 1)]: \(problem)", at: location)
+                return nil
+            }
+            points.append(ScriptPoint(x, y))
+        }
+        return points
     }
 
     private func signature(_ table: inout TableReader, place: String) -> EditOperation? {

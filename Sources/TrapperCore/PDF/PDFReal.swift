@@ -3,7 +3,7 @@
 /// becomes `-3`, NaN and infinities (which PDF cannot hold) become `0`.
 enum PDFReal {
     static func write(_ value: Double, to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: digits(value))
+        if !writeFixedPoint(value, to: &buffer) { buffer.append(contentsOf: digits(value)) }
     }
 
     /// Decimals written at most: finer than any reader's precision (a millionth of a point), and
@@ -11,6 +11,13 @@ enum PDFReal {
     static let decimals = 6
 
     static func digits(_ value: Double) -> [UInt8] {
+        var fixed: [UInt8] = []
+        if writeFixedPoint(value, to: &fixed) { return fixed }
+        return shortestDigits(value)
+    }
+
+    /// Any finite value: the shortest round-trip text of it rounded to 6 decimals, without an exponent.
+    static func shortestDigits(_ value: Double) -> [UInt8] {
         let scale = 1_000_000.0
         // Rounded to 6 decimals where that is exact enough to matter (beyond 2^53 / 10^6 a Double
         // has no decimals left to round).
@@ -59,5 +66,41 @@ enum PDFReal {
             out.append(contentsOf: mantissa[point...])
         }
         return out
+    }
+
+    /// The same digits for the numbers a page holds (below 10^7 in magnitude), by integer
+    /// arithmetic, appended to `buffer` at once; false (nothing appended) for larger ones. A
+    /// million-point ink drawing writes millions of numbers, and the general way (the shortest
+    /// round-trip text, taken apart) cost a third of such a save. Below 10^7 a Double is exact to far
+    /// less than 10^-6, so the value rounded to 6 decimals, trailing zeros dropped, is the shortest
+    /// text that reads back as that rounded value: what the general way writes.
+    static func writeFixedPoint(_ value: Double, to buffer: inout [UInt8]) -> Bool {
+        guard value.magnitude < 1e7 else { return false }
+        var millionths = Int64((value.magnitude * 1_000_000).rounded())
+        guard millionths != 0 else {
+            buffer.append(UInt8(ascii: "0"))
+            return true
+        }
+        var decimals = 6
+        while decimals > 0, millionths % 10 == 0 {
+            millionths /= 10
+            decimals -= 1
+        }
+        // The power of ten of the first digit written; at least one digit before the point (0.5, not .5).
+        var divisor: Int64 = 1, count = 1
+        while divisor <= millionths / 10 || count <= decimals {
+            divisor *= 10
+            count += 1
+        }
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        // Plain loops, no stride or lookup table: this runs for every number of a drawing, in debug builds too.
+        var position = count - 1
+        while position >= 0 {
+            if position == decimals - 1 { buffer.append(UInt8(ascii: ".")) }
+            buffer.append(UInt8(ascii: "0") + UInt8((millionths / divisor) % 10))
+            divisor /= 10
+            position -= 1
+        }
+        return true
     }
 }

@@ -388,7 +388,8 @@ script("doubling.toml", 'target = "All.pdf"\n' + '[[edit]]\nop = "duplicate"\npa
 script("no-area.toml", 'target = "All.pdf"\n[[edit]]\nop = "crop"\npages = "1"\nbox = [0, 0, 1e-300, 1e-300]\n', why="no area")
 script("malformed.toml", 'target = "All.pdf"\n[[edit\n')
 script("malformed.json", '{"target": "All.pdf", "edit": [')
-script("huge.toml", 'target = "All.pdf"\n' + "# filler\n" * 300000, why="max_script_size")
+# Past the 64 MiB an edit script may have (limits.max_script_size's default and most).
+script("huge.toml", 'target = "All.pdf"\n' + "# filler\n" * 7_500_000, why="max_script_size")
 script("deep.toml", 'target = "All.pdf"\nx = ' + "[" * 5000 + "]" * 5000 + "\n")
 script("deep.json", '{"target": "All.pdf", "x": ' + "[" * 5000 + "]" * 5000 + "}")
 script("climbs-out.toml", 'target = "../../etc/passwd"\n[[edit]]\nop = "rotate"\npages = "1"\ndegrees = 90\n')
