@@ -108,6 +108,7 @@ def other_writer(folder, seed):
                 save = last[target]
                 if len(old) < save["length"] or sha256(old[:save["length"]]) != save["sha256"]:
                     record(cut=save, target=target, now=len(old), n=n)
+                    del last[target]  # reported once
             if move == "pypdf-append":
                 out = io.BytesIO()
                 writer = pypdf.PdfWriter(io.BytesIO(old), incremental=True)  # pypdf 5+: the source, kept as is
@@ -499,6 +500,8 @@ def check(soak, settled, stopped, recovered):
             fates["quarantined"] += 1
             if not quarantined[name]:
                 violations.append(f"{name}: quarantined without a note")
+            if name not in quarantine_events:
+                violations.append(f"{name}: quarantined, but no event says so")
             if times:
                 violations.append(f"{name}: quarantined, and its page is in {target}")
         else:
