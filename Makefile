@@ -5,7 +5,7 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/pdftrapper
 
-.PHONY: all deps build test demo bench fuzz soak powerloss man install uninstall deb clean
+.PHONY: all deps build test demo bench fuzz soak second-writer-soak powerloss man install uninstall deb clean
 
 all: build
 
@@ -30,6 +30,9 @@ test: deps
 	# through ingest, the daemon and edit scripts: the old bytes, or a readable result with them kept
 	# for undo; and another program's save, which recovery never cuts.
 	cd Tests/Damaged && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_damaged test_other_programs
+	# Another program saving the targets (rewrites, appends, copies renamed over them, with and without
+	# flock) while the daemon ingests, edits and is killed: 75 s on a fixed seed (Tests/Soak/README.md).
+	cd Tests/Soak && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_second_writer
 	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
 	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
 	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload test_slow_clients test_library test_unsaved
@@ -71,6 +74,15 @@ N ?= 200
 soak: deps
 	$(SWIFT) build --build-tests
 	PDFTRAPPER_KILLS=$(N) $(SWIFT) test --skip-build --filter KillSoakTests
+
+# The second-writer soak (Tests/Soak/README.md): another program saving the targets while the daemon
+# ingests, edits and is killed, SOAK_SECONDS long (default 10 minutes), on SEED (default a new one,
+# printed). Its last line: "second-writer soak: N pages committed, L lost, ..."; exit 1 on a violation.
+SOAK_SECONDS ?= 600
+SEED ?=
+second-writer-soak: deps
+	$(SWIFT) build
+	python3 Tests/Soak/second_writer.py --seconds $(SOAK_SECONDS) $(if $(SEED),--seed $(SEED)) --bin $(CURDIR)/.build/debug/pdftrapper
 
 # Power loss, explored (Tests/PowerLoss/README.md): every path that writes recorded under strace,
 # every crash state the model allows rebuilt, recovered, run and checked. Its last line:
