@@ -177,5 +177,51 @@ class OtherPrograms(unittest.TestCase):
             self.assertGreater(len(committed), 0)
 
 
+    def test_a_claim_committed_before_a_crash_goes_in_once_whatever_another_program_did(self):
+        """The daemon is killed once an input's revision is durable and counted, before the input
+        is archived. Another program then saves the PDF anew (qpdf rewrites it whole, the page
+        kept). At the restart the claim is known by its id in the target's state: archived, not
+        added a second time, though the file is no longer the one PDFTrapper wrote."""
+        for sub in ["inbox", "library", "quarantine", "archive"]:
+            os.makedirs(os.path.join(self.dir, sub))
+        config = os.path.join(self.dir, "config.toml")
+        with open(config, "w") as f:
+            f.write('[daemon]\nstate_dir = "state"\n[library]\nroot = "library"\n[inbox]\npath = "inbox"\nsettle = "0.3s"\n'
+                    'quarantine = "quarantine"\narchive = "archive"\n[[rule]]\nname = "all"\ntarget = "All.pdf"\n')
+        target = os.path.join(self.dir, "library", "All.pdf")
+        self.assertEqual(self.run_bin("ingest", "--config", config, "--to", target, self.page).returncode, 0)
+        (path, width), = self.pages(1, first=333)
+
+        def drop():
+            shutil.copy(path, os.path.join(self.dir, "inbox", ".p.png.part"))
+            os.rename(os.path.join(self.dir, "inbox", ".p.png.part"), os.path.join(self.dir, "inbox", "p.png"))
+
+        with open(os.path.join(self.dir, "daemon.log"), "w") as log:
+            killed = subprocess.Popen([BIN, "run", "--config", config], stdout=log, stderr=subprocess.STDOUT,
+                                      env={**os.environ, "PDFTRAPPER_CRASH_AT": "after-state"})
+            time.sleep(1)
+            drop()
+            self.assertLess(killed.wait(timeout=60), 0, "killed at after-state")
+        self.assertEqual(self.widths(target).count(width), 1, "the page is in")
+        rewritten = os.path.join(self.dir, ".All.pdf.qpdf")
+        subprocess.run(["qpdf", target, rewritten], check=True)
+        os.rename(rewritten, target)
+
+        with open(os.path.join(self.dir, "daemon.log"), "a") as log:
+            daemon = subprocess.Popen([BIN, "run", "--config", config], stdout=log, stderr=subprocess.STDOUT)
+            try:
+                deadline = time.time() + 60
+
+                def archived():
+                    return [name for _, _, names in os.walk(os.path.join(self.dir, "archive")) for name in names]
+                while "p.png" not in archived():
+                    self.assertIsNone(daemon.poll(), "the daemon ended")
+                    self.assertLess(time.time(), deadline, "the claim was never archived")
+                    time.sleep(0.1)
+            finally:
+                daemon.terminate()
+                daemon.wait(timeout=30)
+        self.assertEqual(self.widths(target).count(width), 1, "the page went in once")
+
 if __name__ == "__main__":
     unittest.main()

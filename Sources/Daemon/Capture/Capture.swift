@@ -33,6 +33,9 @@ public struct Capture {
     /// Taken again after a crash: an input (or a document of a split) whose content the target
     /// already holds is not added again.
     public var recovering = false
+    /// The inputs are claims (the inbox's, renamed into its claims folder): each revision records
+    /// them in the target's state, and after a crash a claim recorded there is not added again.
+    public var claimed = false
     /// `inbox.duplicates = "skip"`: the same, always.
     public var skipDuplicates = false
     /// Goes into the history beside the revision ("scan-...: profile adf on test:0").

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TrapperCore
 
 /// The capture path, written once for every way in (the inbox, the scanner, the command line):
@@ -63,10 +64,21 @@ public struct CapturePipeline {
         let plan = capture.plan, target = plan.targetPath, now = clock.now()
         var finished: [(input: CaptureInput, outcome: JobOutcome)] = []
         var ready = opened
+        if capture.recovering, capture.claimed {
+            // Claims a crash left: one whose revision the target's state counts went in before the
+            // crash, whatever another program did to the file since (saved over it, appended to
+            // it), and does not go in again.
+            ready = ready.filter { item in
+                guard store.hasApplied(claim: Self.claim(item), to: target) else { return true }
+                finished.append((item.input, JobOutcome(input: item.input.name, result: .duplicate, rule: plan.rule, target: target,
+                                                        reason: "in before a restart", date: now)))
+                return false
+            }
+        }
         if capture.recovering || capture.skipDuplicates {
             let known = store.ingestedInputs(of: target)
             var seen = Set<String>()
-            ready = opened.filter { item in
+            ready = ready.filter { item in
                 let digest = SHA256.hex(item.document.sha256)
                 guard known.contains(digest) || !seen.insert(digest).inserted else { return true }
                 finished.append((item.input, JobOutcome(input: item.input.name, result: .duplicate, rule: plan.rule, target: target,
@@ -87,7 +99,7 @@ public struct CapturePipeline {
             do {
                 let committed = try Ingest.run(Self.pair(ready, capture), into: target, at: plan.mode == .prepend ? .front : .end,
                                                store: store, note: capture.note, date: now,
-                                               origin: capture.origin)
+                                               origin: capture.origin, claims: capture.claimed ? ready.map(Self.claim) : [])
                 publish(committed, plan)
                 // Said after the pages are written: what a PDF's pages had taken out is counted as they go.
                 for (item, reason) in zip(ready, Self.lines(ready, capture)) {
@@ -117,6 +129,16 @@ public struct CapturePipeline {
         if !finished.isEmpty { outcomes += wayIn.dispose(finished, of: capture) }
         wayIn.unpin(capture)
         return outcomes
+    }
+
+    /// The claim of an input, for the store to keep with the revision it goes into: the file as
+    /// it was claimed (its name, device and inode, which a rename keeps) and its content. The
+    /// same after a restart, never the same for another file dropped later; no clock in it.
+    static func claim(_ item: Opened) -> String {
+        var status = stat()
+        let file = lstat(item.input.path, &status) == 0 ? "\(status.st_dev) \(status.st_ino)" : "-"
+        let text = "\(item.input.name)\n\(file)\n\(SHA256.hex(item.document.sha256))"
+        return String(SHA256.hex(SHA256.hash(Array(text.utf8))).prefix(32))
     }
 
     /// What goes into the revision: a front and back pass interleaved when their page counts match;

@@ -104,7 +104,7 @@ public enum EditApply {
         var end = currentLength(script.target)
         do {
             if changedTarget {
-                end = try store.commit(target: script.target, claim: claim) { writer, reader in
+                end = try store.commit(target: script.target, claims: claim.map { [$0] } ?? []) { writer, reader in
                     guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
                     try checkBase(script)
                     let editor = try edit(reader)

@@ -80,14 +80,21 @@ public struct EditJob {
             }
             let name = (relativePath as NSString).lastPathComponent
             let digest = FileDigest.sha256(bytes)
+            let before = EditApply.Applied(target: script.target, end: EditApply.currentLength(script.target),
+                                           operations: ["(applied before a restart)"], pages: 0)
             if let claim, !claim.isNew, store.hasApplied(claim: claim.id, to: script.target) {
-                outcome.applied = EditApply.Applied(target: script.target, end: EditApply.currentLength(script.target),
-                                                    operations: ["(applied before a restart)"], pages: 0)
+                outcome.applied = before
             } else {
-                outcome.applied = try EditApply.run(script, name: name, sha256: digest, store: store,
-                                                    signatures: SignatureLibrary(folder: config.signatures.path),
-                                                    libraryRoot: config.library.root, purgeByDefault: config.edits.purge,
-                                                    maxPages: config.limits.maxPagesAfterEdit, date: now, claim: claim?.id)
+                do {
+                    outcome.applied = try EditApply.run(script, name: name, sha256: digest, store: store,
+                                                        signatures: SignatureLibrary(folder: config.signatures.path),
+                                                        libraryRoot: config.library.root, purgeByDefault: config.edits.purge,
+                                                        maxPages: config.limits.maxPagesAfterEdit, date: now, claim: claim?.id)
+                } catch where claim.map({ store.hasApplied(claim: $0.id, to: script.target) }) == true {
+                    // Applied meanwhile by another worker on the same claim (one a crash of the
+                    // daemon left running): the store refused it under the target's lock.
+                    outcome.applied = before
+                }
                 if file { CrashPoint.editCommitted.hit() }
             }
         } catch let error as EditScriptError {

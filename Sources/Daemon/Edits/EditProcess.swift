@@ -8,6 +8,9 @@ import TrapperCore
 /// once, whatever the script is doing: the child is killed, and the target's journal rolls back
 /// whatever it had half-written the next time the target is locked.
 struct EditProcess {
+    /// The daemon's pid, for the worker to check it still has that parent once it asked to die with it.
+    static let parentVariable = "PDFTRAPPER_EDIT_PARENT"
+
     /// This program, and the environment minus systemd's own variables.
     let executable: String
     let environment: [String: String]
@@ -34,6 +37,7 @@ struct EditProcess {
         process.arguments = ["edit-worker", "--config", config.file] + (handOver ? ["--config-on-stdin"] : []) + ["--", path, relativePath]
         process.environment = environment.filter { !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key) }
             .merging(CrashPoint.workerEnvironment) { $1 }
+            .merging([Self.parentVariable: String(getpid())]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         let input = Pipe()
@@ -108,6 +112,10 @@ public enum EditWorker {
         // Killed with the daemon (kill -9, a power cut of the service): the script stays claimed,
         // and the next start finishes it without applying it twice.
         _ = trapper_die_with_parent()
+        // A daemon killed before that call left no one to signal this worker: it must not go on.
+        if let parent = environment[EditProcess.parentVariable].flatMap(pid_t.init), getppid() != parent {
+            return .ioError
+        }
         let config: Config
         do {
             if configOnStdin {

@@ -131,10 +131,15 @@ public final class FolderRoot: @unchecked Sendable {
         return count < 0 ? nil : String(decoding: buffer[..<count], as: UTF8.self)
     }
 
-    /// The whole file at `path` (a regular file, not followed).
+    /// The whole file at `path` (a regular file, not followed); nil for anything else. Opened
+    /// without blocking and checked on the descriptor: a FIFO put where a file was (after its
+    /// lstat said "regular file") would otherwise hang the reader for ever.
     public func read(_ path: String) -> Data? {
-        guard let fd = try? open(path, flags: O_RDONLY) else { return nil }
-        return FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+        guard let fd = try? open(path, flags: O_RDONLY | O_NONBLOCK) else { return nil }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return handle.readDataToEndOfFile()
     }
 
     /// Names in the folder at `path` (without `.` and `..`); nil when it is no folder below the root.

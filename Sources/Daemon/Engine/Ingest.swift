@@ -6,9 +6,9 @@ import TrapperCore
 public enum Ingest {
     public static func run(_ inputs: [any InputDocument], into target: String, at position: PDFPagePosition = .end,
                            store: TargetStore, note: String? = nil, date: Date = Date(),
-                           origin: RevisionOrigin? = nil) throws -> TargetStore.Committed {
+                           origin: RevisionOrigin? = nil, claims: [String] = []) throws -> TargetStore.Committed {
         var added: [PDFReference] = []
-        var committed = try store.commit(target: target, origin: origin) { writer, reader in
+        var committed = try store.commit(target: target, origin: origin, claims: claims) { writer, reader in
             let parent: PDFReference
             var rootDictionary: PDFDictionary = [:]
             if let reader {

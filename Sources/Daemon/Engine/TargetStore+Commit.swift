@@ -36,19 +36,22 @@ extension TargetStore {
     /// target as it was; a failure to write the target or the state is `EngineError.io`.
 
     /// `origin`: what the revision's event says made it, beyond its trailer (a scan, the rule).
-    /// `claim`: the id of the claimed edit script making it, kept in the state with the revision.
-    public func commit(target: String, origin: RevisionOrigin? = nil, claim: String? = nil,
+    /// `claims`: the ids of the claimed files making it (an edit script, inbox inputs), kept in the
+    /// state with the revision. A claim the state already counts is `AlreadyApplied`, checked
+    /// under the lock: a worker a crash left behind and its successor never both apply one.
+    public func commit(target: String, origin: RevisionOrigin? = nil, claims: [String] = [],
                        build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         var held = try self.lock(target)
         defer { withExtendedLifetime(held) {} }
+        try refuseApplied(claims, held.key, target)
         // Another program may save the target (a new file renamed over it) while a revision is
         // written: the revision then went into a file no longer there, and is written again, to
         // the file that is. Likewise a new target another process created first is appended to.
         for attempt in 1...Self.attempts {
             do {
-                guard let file = held.file else { return try create(target, held.key, origin, claim, build) }
-                return try appendOrRepair(target, held.key, file, origin, claim, build)
+                guard let file = held.file else { return try create(target, held.key, origin, claims, build) }
+                return try appendOrRepair(target, held.key, file, origin, claims, build)
             } catch let replaced as Replaced where attempt < Self.attempts {
                 log.append("\(target): \(replaced.reason); writing the revision again")
                 held.file = try lockFile(target)
@@ -67,13 +70,13 @@ extension TargetStore {
     struct Replaced: Error { var reason: String }
 
     private func appendOrRepair(_ target: String, _ key: String, _ file: TargetLock, _ origin: RevisionOrigin?,
-                                _ claim: String?, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
+                                _ claims: [String], _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         // Damage in the tail, or found once the writing began (a broken /Prev chain, an object cut
         // short): the target is rewritten whole, its bytes kept for undo, and the revision tried
         // once more. If it still cannot go in, the repair is taken back: the file is as it was.
         do {
-            return try append(target, key, file, origin, claim, build)
+            return try append(target, key, file, origin, claims, build)
         } catch where Self.isDamage(error) {
             let report = try rewrite(target, key, .repair)
             let note = "\(target): damaged; repaired by a full rewrite (\(report.summary))"
@@ -81,7 +84,7 @@ extension TargetStore {
             do {
                 // The repair put a new file in place: its lock is the one to write under.
                 guard let repaired = try lockFile(target) else { throw Replaced(reason: "removed after its repair") }
-                var committed = try append(target, key, repaired, origin, claim, build)
+                var committed = try append(target, key, repaired, origin, claims, build)
                 committed.repairNote = note
                 return committed
             } catch {
@@ -122,7 +125,7 @@ extension TargetStore {
     /// The file written is checked to be the locked one, at the length read, before the first
     /// byte and again after the sync: otherwise `Replaced`, with nothing of the revision left.
     private func append(_ target: String, _ key: String, _ file: TargetLock, _ origin: RevisionOrigin?,
-                        _ claim: String?, _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
+                        _ claims: [String], _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         let reader: PDFTailReader
         do {
@@ -171,7 +174,7 @@ extension TargetStore {
             guard FileIdentity.of(descriptor: handle.fileDescriptor)?.size == end, file.isStillAtPath else {
                 throw Replaced(reason: "another program replaced it while the revision was written")
             }
-            try remember(key, target, TargetState.Span.read(target, base: base, end: end), record, claim)
+            try remember(key, target, TargetState.Span.read(target, base: base, end: end), record, claims)
             remembered = true
             CrashPoint.afterState.hit()
             if announce(journal, record, end: end) { try clearJournal(key, durable: false) }
@@ -225,7 +228,7 @@ extension TargetStore {
     /// keeps the temporary name too until the state counts it, so recovery can tell it is this
     /// process's file (same bytes) and not one another process made meanwhile. A target that
     /// appears meanwhile (another process won the race) is `Replaced`: the revision goes into it.
-    private func create(_ target: String, _ key: String, _ origin: RevisionOrigin?, _ claim: String?,
+    private func create(_ target: String, _ key: String, _ origin: RevisionOrigin?, _ claims: [String],
                         _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         let folder = (target as NSString).deletingLastPathComponent
@@ -258,7 +261,7 @@ extension TargetStore {
             }
             linked = true
             CrashPoint.afterRename.hit()
-            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record, claim)
+            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record, claims)
             remembered = true
             try folders.remove(temporary)
             CrashPoint.afterState.hit()
@@ -287,15 +290,27 @@ extension TargetStore {
 
     /// After a new revision: it is the last write, and what was undone before can no longer be redone.
     private func remember(_ key: String, _ target: String, _ span: TargetState.Span, _ record: RevisionRecord,
-                          _ claim: String?) throws {
+                          _ claims: [String]) throws {
         var targetState = TargetState.load(statePath(key), target: target)
         for undone in targetState.redo { try? folders.remove(undone.tailFile) }
         targetState.redo = []
         targetState.lastWrite = span
         if span.base == 0 { targetState.inputs = [] }
         targetState.add(record)
-        targetState.add(claim: claim)
+        claims.forEach { targetState.add(claim: $0) }
         try targetState.save(statePath(key), in: folders)
+    }
+
+    /// A change whose claim the state counts was made already (before a crash, or by a worker a
+    /// crash left running): it is not made again.
+    public struct AlreadyApplied: Error, CustomStringConvertible {
+        public var claim: String
+        public var description: String { "applied before a restart (claim \(claim))" }
+    }
+
+    func refuseApplied(_ claims: [String], _ key: String, _ target: String) throws(AlreadyApplied) {
+        let counted = TargetState.load(statePath(key), target: target).claims ?? []
+        if let applied = claims.first(where: counted.contains) { throw AlreadyApplied(claim: applied) }
     }
 
     /// Whether the change of the claimed edit script `claim` is in the target's state (it was

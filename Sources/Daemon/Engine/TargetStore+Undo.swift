@@ -18,6 +18,7 @@ extension TargetStore {
         let key = held.key
         try checkLength(target, expecting)
         try checkRevision(target, revision)
+        try refuseAppliedClaim(claim, key, target)
         var undone: [RevisionRecord] = []
         for _ in 0..<steps {
             do {
@@ -84,6 +85,15 @@ extension TargetStore {
         throw .refused(target: target, reason: EditApply.baseMoved(expected, length))
     }
 
+    /// An undo or redo whose claim the state counts was made already: refused as a conflict-free
+    /// `refused`, which the edit job reads as "applied before a restart".
+    private func refuseAppliedClaim(_ claim: String?, _ key: String, _ target: String) throws(EngineError) {
+        guard let claim else { return }
+        do { try refuseApplied([claim], key, target) } catch {
+            throw .refused(target: target, reason: "\(error)")
+        }
+    }
+
     private func checkRevision(_ target: String, _ expected: RevisionID?) throws(EngineError) {
         guard let expected, let now = Self.revision(of: target), now != expected else { return }
         throw .refused(target: target, reason: Self.revisionMoved(expected, now))
@@ -124,6 +134,7 @@ extension TargetStore {
         let key = held.key
         try checkLength(target, expecting)
         try checkRevision(target, revision)
+        try refuseAppliedClaim(claim, key, target)
         var targetState = TargetState.load(statePath(key), target: target)
         guard let undone = targetState.redo.last else {
             throw .refused(target: target, reason: "nothing to redo")

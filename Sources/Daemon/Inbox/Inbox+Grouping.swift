@@ -30,6 +30,7 @@ extension Inbox {
     mutating func commit(_ inputs: [CaptureInput], recovering: Bool, pair: Bool = false) -> [JobOutcome] {
         var capture = Capture(inputs)
         capture.recovering = recovering
+        capture.claimed = true
         capture.skipDuplicates = config.inbox.duplicates == .skip
         capture.pair = pair
         if inputs.contains(where: { uploadRequest($0.name) != nil }) {
