@@ -37,11 +37,17 @@ extension OneInotifyAtATime {
             #expect(session.nextEvent(timeoutSeconds: 0) == nil)
             #expect(session.pendingEvents().isEmpty)
             #expect(session.waitForEvents(seconds: 0.1) == false)
-            #expect(Date().timeIntervalSince(start) < 0.6)
+            // Returned at all: the bound is generous, a loaded machine is slow, a blocking read never returns.
+            #expect(Date().timeIntervalSince(start) < 10)
 
             try dir.write("a.pdf")
-            #expect(session.waitForEvents(seconds: 2))
-            #expect(session.pendingEvents().contains { $0.isCloseWrite && $0.name == "a.pdf" })
+            // The create and the close may come in separate reads: gather until the close is in.
+            var seen: [Bool] = []
+            for _ in 0..<50 where !seen.contains(true) {
+                guard session.waitForEvents(seconds: 0.2) else { continue }
+                seen += session.pendingEvents().map { $0.isCloseWrite && $0.name == "a.pdf" }
+            }
+            #expect(seen.contains(true))
         }
 
         @Test func onlyOneSessionPerProcess() throws {
