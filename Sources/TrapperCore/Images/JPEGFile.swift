@@ -175,7 +175,7 @@ public struct JPEGFile: Sendable, Equatable {
 }
 
 /// A file read front to back through a window of a megabyte. The JPEG walk moves forward only, and
-/// a segment is at most 64 KiB, so each byte is read once and no more than a window is held.
+/// a segment is at most 64 KiB, so each byte is read about once and no more than a window is held.
 private struct ForwardReader<Source: PDFByteSource> {
     let source: Source
     private var window: [UInt8] = []
