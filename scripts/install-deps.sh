@@ -14,6 +14,9 @@ tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 te
   tesseract-ocr-eng systemd openssl zint)
 # strace records every file-system call a run makes, for the power-loss explorer (Tests/PowerLoss).
 tool_packages+=(strace)
+# GNU time gives a command's peak memory (a large JPEG's ingest, Tests/Workspace/test_upload.py) and
+# the benchmarks' figures.
+tool_packages+=(time)
 # gdb prints the stacks of a test run that hangs (scripts/with-stacks.sh).
 tool_packages+=(gdb)
 # The man pages (scdoc; man-db and bsdextrautils' col render them as a reader sees them), the
@@ -37,10 +40,10 @@ pip_packages=(pypdf pypdfium2 pillow pyhanko pyhanko-certvalidator selenium)
 # img2pdf (pictures kept as they are) and reportlab (forms, inline images).
 pip_packages+=(img2pdf reportlab)
 
-# The peers the benchmarks run against (img2pdf from PyPI, and qpdf and pdfunite, are above) and
-# GNU time for peak memory; only with --bench.
+# The peers the benchmarks run against (img2pdf from PyPI, and qpdf, pdfunite and GNU time, are
+# above); only with --bench.
 if [ "${1:-}" = --bench ]; then
-  tool_packages+=(time inotify-tools)
+  tool_packages+=(inotify-tools)
   pip_packages+=(ocrmypdf)
 fi
 

@@ -3,14 +3,21 @@ import TrapperCore
 
 /// Opens image files by what they contain, not by their names.
 public enum ImageFiles {
-    /// Reads `path` (refusing it from its size before reading when over `limits.maxBytes`) and
+    /// Opens `path` (refusing it from its size before reading when over `limits.maxBytes`) and
     /// returns the document for its format. Headers are checked here, so a bad file fails at once.
-    /// A photo a PDF cannot hold as it is (HEIC, AVIF, WebP) is decoded when its page is made and
-    /// stored as `photo` says.
+    /// A JPEG, which goes into the PDF as it is, is walked here and copied into the PDF when its
+    /// page is written, a megabyte at a time: it is never held whole. Every other format is read
+    /// whole, to be decoded or repacked; a photo a PDF cannot hold as it is (HEIC, AVIF, WebP) is
+    /// decoded when its page is made and stored as `photo` says.
     public static func open(path: String, limits: ImageLimits = ImageLimits(), photo: PhotoEncoding = PhotoEncoding(),
                             flate: any FlateCoding) throws -> any ImageDocument
     {
-        try open(bytes: read(path, limits: limits), limits: limits, photo: photo, flate: flate)
+        let file = try open(path, limits: limits)
+        if FileKind.sniff(try file.read(offset: 0, count: FileKind.sniffLength)) == .jpeg {
+            let jpeg = try JPEGFile(file, limits: limits)
+            return SingleImageDocument(format: .jpeg) { jpeg.page(copying: PDFFileRange(file), limits: limits) }
+        }
+        return try open(bytes: file.read(offset: 0, count: file.length), limits: limits, photo: photo, flate: flate)
     }
 
     public static func open(bytes: [UInt8], limits: ImageLimits = ImageLimits(), photo: PhotoEncoding = PhotoEncoding(),
@@ -67,27 +74,30 @@ public enum ImageFiles {
         return try PNMFile.page(pnm, limits: limits, flate: flate)
     }
 
-    /// The whole file, after checking its size; errors carry the system's reason.
-    static func read(_ path: String, limits: ImageLimits) throws -> [UInt8] {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    /// The whole file at `path`, after checking its size: for an input whose pixels are decoded anyway.
+    public static func read(_ path: String, limits: ImageLimits) throws -> [UInt8] {
+        let file = try open(path, limits: limits)
+        return try file.read(offset: 0, count: file.length)
+    }
+
+    /// The file at `path`, to be read in pieces, after checking its size; errors carry the system's reason.
+    static func open(_ path: String, limits: ImageLimits) throws -> PDFFileSource {
+        // Without blocking: a FIFO's open would wait for a writer; it is refused below instead.
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw ImageInputError.unreadable(String(cString: strerror(errno))) }
-        defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw ImageInputError.unreadable(String(cString: strerror(errno))) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw ImageInputError.unreadable("not a regular file") }
-        let size = Int(status.st_size)
-        guard size > 0 else { throw ImageInputError.empty }
-        try limits.check(byteCount: size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        while filled < size {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, size - filled) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw ImageInputError.unreadable(String(cString: strerror(errno))) }
-            if count == 0 { break }  // shrank while reading
-            filled += count
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw ImageInputError.unreadable(reason)
         }
-        bytes.removeSubrange(filled...)
-        return bytes
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw ImageInputError.unreadable("not a regular file")
+        }
+        let file = try PDFFileSource(descriptor: descriptor, path: path)
+        guard file.length > 0 else { throw ImageInputError.empty }
+        try limits.check(byteCount: file.length)
+        return file
     }
 }

@@ -3,8 +3,9 @@ import Imaging
 import Testing
 import TrapperCore
 
-/// JPEGs go into the PDF byte for byte; the page is sized from the file's resolution and turned
-/// by its EXIF orientation with a matrix, never by re-encoding.
+/// JPEGs go into the PDF byte for byte, copied from their files as the page is written; the page is
+/// sized from the file's resolution and turned by its EXIF orientation with a matrix, never by
+/// re-encoding.
 @Suite struct JPEGInputTests {
     @Test(arguments: [
         ("grey", "img = pattern(64, 48).convert('L'); img.save('in.jpg', quality=92, dpi=(72, 72))"),
@@ -18,7 +19,7 @@ import TrapperCore
         try scratch.python(make)
         let pages = try scratch.convert("in.jpg", to: "out.pdf")
         let input = try scratch.bytes("in.jpg")
-        #expect(pages[0].image.data == input, "\(kind): stream is not the file")
+        #expect(pages[0].imageFile?.count == input.count, "\(kind): the JPEG is not left in its file to be copied when written")
         #expect(try scratch.bytes("out.pdf").contains(bytes: input), "\(kind): file bytes not found in the PDF")
         #expect(pages[0].image.dictionary[.filter] == .name("DCTDecode"))
         try scratch.requireReadersAgree("out.pdf", pages: 1)
@@ -43,7 +44,7 @@ import TrapperCore
         let pages = try scratch.convert("in.jpg", to: "out.pdf")
         #expect(pages[0].image.dictionary["Decode"] == [1, 0, 1, 0, 1, 0, 1, 0])
         #expect(pages[0].image.dictionary["ColorSpace"] == .name("DeviceCMYK"))
-        #expect(pages[0].image.data == (try scratch.bytes("in.jpg")))
+        #expect(try scratch.bytes("out.pdf").contains(bytes: scratch.bytes("in.jpg")), "the JPEG was re-encoded")
         try scratch.requireReadersAgree("out.pdf", pages: 1)
         let colors = try scratch.python("""
             r = render('out.pdf')
@@ -89,8 +90,8 @@ import TrapperCore
             stored.save('in.jpg', quality=100, subsampling=0, dpi=(72, 72), exif=ex.tobytes())
             assert diff(ImageOps.exif_transpose(Image.open('in.jpg')), upright) <= 8
             """)
-        let pages = try scratch.convert("in.jpg", to: "out.pdf")
-        #expect(pages[0].image.data == (try scratch.bytes("in.jpg")), "the JPEG was re-encoded")
+        try scratch.convert("in.jpg", to: "out.pdf")
+        #expect(try scratch.bytes("out.pdf").contains(bytes: scratch.bytes("in.jpg")), "the JPEG was re-encoded")
         try scratch.requireReadersAgree("out.pdf", pages: 1)
         #expect(try scratch.pageSizes("out.pdf")[0] == (64, 40))
         let difference = try scratch.python("print(diff(render('out.pdf'), ImageOps.exif_transpose(Image.open('in.jpg'))))")

@@ -3,11 +3,14 @@ attacker or a flaky phone connection would send them, and in Chromium in phone e
 the file input, as a person adds a photo. Each is checked from outside: the inbox and the state
 folder on disk, the readers, `pdftrapper history`.
 """
+import hashlib
 import io
 import json
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import unittest
 
@@ -18,7 +21,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 
-from workspace import ROOT, Client, Daemon, assert_readers_agree, leave_browser, shared_browser, sign_on_pad, text_pdf
+from workspace import BIN, ROOT, Client, Daemon, assert_readers_agree, leave_browser, shared_browser, sign_on_pad, text_pdf
 
 SCENE = os.path.join(ROOT, "Tests", "Fixtures", "photo-scenes", "scene.py")
 
@@ -238,6 +241,78 @@ class UploadMemoryTests(unittest.TestCase):
             grown = peak_memory_mb(daemon) - before
             self.assertEqual(status, 200, data)
             self.assertLess(grown, len(body) / 1e6 / 4, f"the server grew by {grown:.0f} MB for a {len(body) / 1e6:.0f} MB upload")
+        finally:
+            daemon.stop()
+
+
+class LargePhotoIngestTests(unittest.TestCase):
+    """A JPEG goes into its PDF as it came, copied from its file a chunk at a time: neither
+    `pdftrapper ingest` nor the daemon's inbox ever holds a large one whole (a 410 MB JPEG took the
+    daemon to 811 MB when it was read whole and kept as the page's stream)."""
+
+    # Peak resident memory allowed, in MB: a little above what either process needs for a small
+    # photo, and far below the photo's own size.
+    BOUND_MB = 80
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="pdftrapper-large-")
+        cls.jpeg = os.path.join(cls.dir, "large.jpg")
+        # Noise does not compress: 36 megapixels at quality 100 are about 150 MB. At 72 dpi, a page
+        # rendered at 72 dpi has the photo's pixels one for one.
+        side = 6000
+        Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(cls.jpeg, quality=100, subsampling=0,
+                                                                             dpi=(72, 72))
+        cls.size_mb = os.path.getsize(cls.jpeg) / 1e6
+        with open(cls.jpeg, "rb") as f:
+            cls.digest = hashlib.sha256(f.read()).hexdigest()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def assert_the_photo_is_in(self, target):
+        """qpdf finds no fault in the PDF, and its history names the photo by the SHA-256 of its bytes."""
+        subprocess.run(["qpdf", "--check", target], check=True, capture_output=True)
+        history = subprocess.run([BIN, "history", target], check=True, capture_output=True, text=True).stdout
+        self.assertIn(f"large.jpg (sha256 {self.digest[:12]})", history)
+
+    def assert_the_page_renders_as_the_photo(self, target):
+        """Poppler (through cairo, which draws an image at 1:1 without resampling it) renders the page
+        pixel for pixel as Pillow decodes the JPEG."""
+        subprocess.run(["pdftocairo", "-r", "72", "-tiff", "-tiffcompression", "none", "-singlefile", target,
+                        os.path.join(self.dir, "render")], check=True)
+        rendered = Image.open(os.path.join(self.dir, "render.tif")).convert("RGB")
+        self.assertTrue(rendered.tobytes() == Image.open(self.jpeg).convert("RGB").tobytes(),
+                        "the page does not render as the JPEG decodes")
+
+    def test_ingest_copies_it_without_holding_it(self):
+        target = os.path.join(self.dir, "Ingested.pdf")
+        # GNU time's %M: the command's own peak resident memory, in KB. (Not this process's
+        # wait4: a child's peak counts the memory of the process it was forked from.)
+        peak_file = os.path.join(self.dir, "peak")
+        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", peak_file, BIN, "ingest", "--to", target, "--state-dir",
+                        os.path.join(self.dir, "state"), self.jpeg], check=True, capture_output=True)
+        with open(peak_file) as f:
+            peak = int(f.read().split()[-1]) / 1024
+        self.assertLess(peak, self.BOUND_MB, f"pdftrapper ingest peaked at {peak:.0f} MB for a {self.size_mb:.0f} MB JPEG")
+        self.assert_the_photo_is_in(target)
+        self.assert_the_page_renders_as_the_photo(target)
+
+    def test_the_daemon_ingests_it_without_holding_it(self):
+        # Everything the daemon does with an inbox file on the way counts: the completeness gate,
+        # the type by its first bytes, the claim, its digest, the revision, the follow-ups.
+        daemon = Daemon()
+        try:
+            daemon.drop("large.jpg", self.jpeg)
+            target = daemon.path("library", "Inbox.pdf")
+            # Its revision is whole when the history, read from the file's end, names it.
+            daemon.wait_for(lambda: "large.jpg" in subprocess.run([BIN, "history", target], capture_output=True, text=True).stdout,
+                            seconds=120, what="the photo ingested")
+            peak = peak_memory_mb(daemon)
+            self.assertLess(peak, self.BOUND_MB, f"the daemon peaked at {peak:.0f} MB for a {self.size_mb:.0f} MB JPEG")
+            # The page is made the same way as by `pdftrapper ingest`, whose render is compared above.
+            self.assert_the_photo_is_in(target)
         finally:
             daemon.stop()
 

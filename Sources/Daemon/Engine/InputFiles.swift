@@ -82,8 +82,10 @@ public struct InputFiles: Sendable {
 }
 
 /// An image file: checked at open; its bytes are read again when its pages are written, so a batch
-/// of inputs never sits in memory together. A photo a PDF cannot hold (HEIC, AVIF, WebP) is
-/// decoded then, once.
+/// of inputs never sits in memory together. A JPEG is never held whole: walked in chunks at open and
+/// again when written, its bytes copied into the target a megabyte at a time (`ImageFiles`). The
+/// other formats are read whole when their pages are written; a photo a PDF cannot hold (HEIC,
+/// AVIF, WebP) is decoded then, once, and its pixels held while its page is made.
 final class ImageInput: InputDocument {
     let path: String
     let name: String
@@ -99,11 +101,12 @@ final class ImageInput: InputDocument {
     private var notes: [Int: [String]] = [:]
 
     init(path: String, name: String, limits: ImageLimits, photo: PhotoEncoding, flate: any FlateCoding) throws {
-        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-        let document = try ImageFiles.open(bytes: bytes, limits: limits, photo: photo, flate: flate)
+        // Hashed a megabyte at a time on a thread of its own while the file is checked here.
+        let digest = FileDigest.Pending(path: path)
+        let document = try ImageFiles.open(path: path, limits: limits, photo: photo, flate: flate)
         self.path = path
         self.name = name
-        self.sha256 = FileDigest.sha256(bytes)
+        self.sha256 = try digest.value()
         self.pageCount = document.pageCount
         self.limits = limits
         self.photo = photo
@@ -128,7 +131,8 @@ final class ImageInput: InputDocument {
 
 /// An image file whose pages went through a rule's page steps when it was opened, so that blank
 /// pages are known (and the input refused when every page is blank) before the target is touched.
-/// The processed pages stay in memory, each encoded (a deskewed A4 page at 300 dpi is about 1 MB).
+/// The file is read whole and its pixels decoded to go through the steps (a JPEG too); the
+/// processed pages stay in memory, each encoded (a deskewed A4 page at 300 dpi is about 1 MB).
 final class ProcessedImageInput: InputDocument {
     let name: String
     let sha256: [UInt8]
@@ -138,7 +142,7 @@ final class ProcessedImageInput: InputDocument {
     private let pages: [(page: ImagePage, rotate: Int, photo: PageProcessor.PhotoToKeep?)]
 
     init(path: String, name: String, steps: PageSteps, blankIsEmpty: Bool, limits: ImageLimits, flate: any FlateCoding) throws {
-        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let bytes = try ImageFiles.read(path, limits: limits)
         let document = try ImageFiles.open(bytes: bytes, limits: limits, photo: steps.photoEncoding, flate: flate)
         var kept: [(page: ImagePage, rotate: Int, photo: PageProcessor.PhotoToKeep?)] = []
         var notes: [String] = []

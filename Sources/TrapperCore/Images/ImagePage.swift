@@ -3,6 +3,9 @@
 public struct ImagePage: Sendable {
     /// The image XObject, with its complete dictionary (/Type /XObject /Subtype /Image ...).
     public var image: PDFStream
+    /// Where the image's data is when it was left in its file (a JPEG as it came): the writer copies
+    /// it from there a chunk at a time, and `image.data` is empty.
+    public var imageFile: PDFFileRange?
     /// The /SMask image, if any; `addObjects` writes it and points the image's /SMask at it.
     public var softMask: PDFStream?
     /// The page size in points, after orientation.
@@ -57,6 +60,7 @@ extension ImagePage {
         }
         var page = ImagePage(image: image, softMask: softMask, pixelWidth: width, pixelHeight: height, resolution: resolution,
                              orientation: orientation)
+        page.imageFile = imageFile
         page.colorProfile = colorProfile
         page.notes = notes
         return page
@@ -92,7 +96,10 @@ extension ImagePage {
             let profile = try sink.add(.stream(PDFStream(dictionary: dictionary, data: colorProfile.compressed)))
             image.dictionary["ColorSpace"] = [.name("ICCBased"), .reference(profile)]
         }
-        return try sink.add(.stream(image))
+        guard let imageFile else { return try sink.add(.stream(image)) }
+        let reference = sink.reserve()
+        try sink.set(reference, toStream: image.dictionary, copying: imageFile)
+        return reference
     }
 
     /// A new PDF file holding `pages` in order.

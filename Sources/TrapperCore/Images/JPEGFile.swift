@@ -15,27 +15,29 @@ public struct JPEGFile: Sendable, Equatable {
     /// Parses `bytes`; throws a typed error for anything that is not a whole baseline or
     /// progressive 8-bit JPEG, or that is over `limits`.
     public init(_ bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws {
-        guard bytes.starts(with: [0xFF, 0xD8]) else { throw ImageInputError.corrupt(.jpeg, "no start-of-image marker") }
+        try self.init(PDFMemorySource(bytes), limits: limits)
+    }
+
+    /// Parses the JPEG in `file` the same way, reading it front to back a megabyte at a time: a
+    /// photo of any size is walked to its end-of-image marker without being held.
+    public init(_ file: some PDFByteSource, limits: ImageLimits = ImageLimits()) throws {
+        var bytes = ForwardReader(file)
+        guard try bytes.at(0, count: 2).elementsEqual([0xFF, 0xD8]) else {
+            throw ImageInputError.corrupt(.jpeg, "no start-of-image marker")
+        }
         var frame: (width: Int, height: Int, components: Int, bits: Int, progressive: Bool)? = nil
         var jfif: ImageResolution? = nil
         var exif: (resolution: ImageResolution?, orientation: Int?) = (nil, nil)
         var adobe: Int? = nil
         var position = 2
         var sawScan = false
+        func cut() -> ImageInputError { .truncated(.jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers") }
         segments: while true {
             // Markers may be padded with any number of 0xFF bytes.
-            guard position < bytes.count, bytes[position] == 0xFF else {
-                if position >= bytes.count {
-                    throw ImageInputError.truncated(
-                        .jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers")
-                }
-                throw ImageInputError.corrupt(.jpeg, "expected a marker at offset \(position)")
-            }
-            while position < bytes.count, bytes[position] == 0xFF { position += 1 }
-            guard position < bytes.count else {
-                throw ImageInputError.truncated(.jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers")
-            }
-            let marker = bytes[position]
+            guard let first = try bytes.at(position) else { throw cut() }
+            guard first == 0xFF else { throw ImageInputError.corrupt(.jpeg, "expected a marker at offset \(position)") }
+            while try bytes.at(position) == 0xFF { position += 1 }
+            guard let marker = try bytes.at(position) else { throw cut() }
             position += 1
             switch marker {
             case 0xD9:
@@ -46,15 +48,12 @@ public struct JPEGFile: Sendable, Equatable {
             default:
                 break
             }
-            guard position + 2 <= bytes.count else {
-                throw ImageInputError.truncated(.jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers")
-            }
-            let length = Int(bytes[position]) << 8 | Int(bytes[position + 1])
+            let lengthBytes = try bytes.at(position, count: 2)
+            guard lengthBytes.count == 2 else { throw cut() }
+            let length = Int(lengthBytes.first!) << 8 | Int(lengthBytes.last!)
             guard length >= 2 else { throw ImageInputError.corrupt(.jpeg, "segment length \(length) at offset \(position)") }
-            guard position + length <= bytes.count else {
-                throw ImageInputError.truncated(.jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers")
-            }
-            let body = bytes[(position + 2)..<(position + length)]
+            let body = try bytes.at(position + 2, count: length - 2)
+            guard body.count == length - 2 else { throw cut() }
             position += length
             switch marker {
             case 0xC0, 0xC1, 0xC2:
@@ -83,7 +82,7 @@ public struct JPEGFile: Sendable, Equatable {
             case 0xDA:
                 guard frame != nil else { throw ImageInputError.corrupt(.jpeg, "image data before the frame header") }
                 sawScan = true
-                position = Self.endOfEntropyData(bytes, from: position)
+                position = try bytes.endOfEntropyData(from: position)
             default:
                 break
             }
@@ -103,19 +102,18 @@ public struct JPEGFile: Sendable, Equatable {
         adobeTransform = adobe
     }
 
-    /// Entropy-coded data ends at the first 0xFF that is neither stuffing (0xFF00) nor a restart
-    /// marker; returns that 0xFF's offset, or the end of the data. Every ingested JPEG is scanned,
-    /// so the search for 0xFF looks at eight bytes at a time.
-    static func endOfEntropyData(_ bytes: [UInt8], from start: Int) -> Int {
-        bytes.withUnsafeBytes { raw in
-            var index = start
-            while let marker = nextFF(raw, from: index), marker + 1 < raw.count {
-                let next = raw[marker + 1]
-                if next != 0x00, next != 0xFF, !(0xD0...0xD7).contains(next) { return marker }
-                index = next == 0xFF ? marker + 1 : marker + 2
-            }
-            return raw.count
+    /// Where in `raw` (a window of entropy-coded data) that data ends: the first 0xFF that is
+    /// neither stuffing (0xFF00) nor a restart marker; nil when the window ends first (a last 0xFF,
+    /// whose next byte is not in the window, included). Every ingested JPEG is scanned, so the
+    /// search for 0xFF looks at eight bytes at a time.
+    static func endOfEntropyData(_ raw: UnsafeRawBufferPointer) -> Int? {
+        var index = 0
+        while let marker = nextFF(raw, from: index), marker + 1 < raw.count {
+            let next = raw[marker + 1]
+            if next != 0x00, next != 0xFF, !(0xD0...0xD7).contains(next) { return marker }
+            index = next == 0xFF ? marker + 1 : marker + 2
         }
+        return nil
     }
 
     /// The offset of the next 0xFF byte at or after `start`.
@@ -151,13 +149,69 @@ public struct JPEGFile: Sendable, Equatable {
 
     /// The page: the file's bytes, unchanged, as a /DCTDecode image.
     public static func page(_ bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws -> ImagePage {
-        let jpeg = try JPEGFile(bytes, limits: limits)
-        var dictionary = ImageXObject.dictionary(width: jpeg.width, height: jpeg.height,
-            colorSpace: ImageXObject.deviceColorSpace(components: jpeg.components), bitsPerComponent: 8)
+        var page = try JPEGFile(bytes, limits: limits).page(limits: limits)
+        page.image.data = bytes
+        return page
+    }
+
+    /// The page for this JPEG, parsed from `file`: its bytes stay in the file until the page is
+    /// written, and are copied into the PDF from there a chunk at a time.
+    public func page(copying file: PDFFileRange, limits: ImageLimits = ImageLimits()) -> ImagePage {
+        var page = page(limits: limits)
+        page.imageFile = file
+        return page
+    }
+
+    /// The page for an image with these headers, its data not given yet.
+    private func page(limits: ImageLimits) -> ImagePage {
+        var dictionary = ImageXObject.dictionary(width: width, height: height,
+            colorSpace: ImageXObject.deviceColorSpace(components: components), bitsPerComponent: 8)
         dictionary[.filter] = .name("DCTDecode")
-        if jpeg.isAdobeInvertedCMYK { dictionary["Decode"] = [1, 0, 1, 0, 1, 0, 1, 0] }
+        if isAdobeInvertedCMYK { dictionary["Decode"] = [1, 0, 1, 0, 1, 0, 1, 0] }
         let dpi = ImageResolution(x: limits.defaultDPI, y: limits.defaultDPI)
-        return ImagePage(image: PDFStream(dictionary: dictionary, data: bytes), pixelWidth: jpeg.width,
-            pixelHeight: jpeg.height, resolution: jpeg.resolution ?? dpi, orientation: jpeg.orientation)
+        return ImagePage(image: PDFStream(dictionary: dictionary, data: []), pixelWidth: width,
+            pixelHeight: height, resolution: resolution ?? dpi, orientation: orientation)
+    }
+}
+
+/// A file read front to back through a window of a megabyte. The JPEG walk moves forward only, and
+/// a segment is at most 64 KiB, so each byte is read about once and no more than a window is held.
+private struct ForwardReader<Source: PDFByteSource> {
+    let source: Source
+    private var window: [UInt8] = []
+    /// The file offset of `window[0]`.
+    private var start = 0
+    private let windowSize = 1 << 20
+
+    init(_ source: Source) { self.source = source }
+
+    /// `count` bytes at `offset`, fewer at the end of the file.
+    mutating func at(_ offset: Int, count: Int) throws -> ArraySlice<UInt8> {
+        let wanted = max(0, min(count, source.length - offset))
+        if offset < start || offset + wanted > start + window.count {
+            window = try source.read(offset: offset, count: max(wanted, windowSize))
+            start = offset
+        }
+        let lower = offset - start
+        return window[lower..<min(lower + wanted, window.count)]
+    }
+
+    /// The byte at `offset`; nil past the end of the file.
+    mutating func at(_ offset: Int) throws -> UInt8? {
+        try at(offset, count: 1).first
+    }
+
+    /// The offset of the 0xFF that ends the entropy-coded data starting at `offset`, or the end of
+    /// the file when none does.
+    mutating func endOfEntropyData(from offset: Int) throws -> Int {
+        var position = offset
+        while true {
+            let bytes = try at(position, count: windowSize)
+            if let end = bytes.withUnsafeBytes(JPEGFile.endOfEntropyData) { return position + end }
+            if position + bytes.count >= source.length { return source.length }
+            // A last 0xFF may begin a marker: the next window starts with it. (Only stuffing and
+            // restart markers are stepped over, and their second byte is never 0xFF.)
+            position += bytes.last == 0xFF ? bytes.count - 1 : bytes.count
+        }
     }
 }

@@ -26,7 +26,9 @@ public struct PDFMemorySource: PDFByteSource {
 public final class PDFFileSource: PDFByteSource, @unchecked Sendable {
     public let length: Int
     private let handle: FileHandle
-    private let lock = NSLock()  // seek + read must not interleave
+    /// When the file was last written, as it was at open: a range copied later (`PDFFileRange`) is
+    /// still the bytes that were checked only while this holds.
+    private let modified: timespec
 
     /// Only a regular file: opened without blocking, so that a FIFO (or a device) where a PDF
     /// should be is refused at once with the reason, instead of hanging its reader for ever.
@@ -44,6 +46,7 @@ public final class PDFFileSource: PDFByteSource, @unchecked Sendable {
             throw PDFError.io(.readingFile, offset: 0, "\(path) is not a regular file; only regular files are read")
         }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        modified = status.st_mtim
         do {
             length = Int(try handle.seekToEnd())
         } catch {
@@ -53,22 +56,27 @@ public final class PDFFileSource: PDFByteSource, @unchecked Sendable {
 
     deinit { try? handle.close() }
 
+    /// pread(2) straight into the array: no seek to share between threads, no copy in between.
     public func read(offset: Int, count: Int) throws -> [UInt8] {
         guard offset >= 0, count > 0, offset < length else { return [] }
         let wanted = min(count, length - offset)
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            try handle.seek(toOffset: UInt64(offset))
-            var out: [UInt8] = []
-            out.reserveCapacity(wanted)
-            while out.count < wanted {
-                guard let chunk = try handle.read(upToCount: wanted - out.count), !chunk.isEmpty else { break }
-                out.append(contentsOf: chunk)
-            }
-            return out
-        } catch {
-            throw PDFError.io(.readingFile, offset: offset, "\(error)")
+        var out = [UInt8](repeating: 0, count: wanted)
+        var filled = 0
+        while filled < wanted {
+            let got = out.withUnsafeMutableBytes { pread(handle.fileDescriptor, $0.baseAddress! + filled, wanted - filled, off_t(offset + filled)) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw PDFError.io(.readingFile, offset: offset + filled, String(cString: strerror(errno))) }
+            if got == 0 { break }  // shorter than at open
+            filled += got
         }
+        out.removeSubrange(filled...)
+        return out
+    }
+
+    /// Whether the file is as it was at open: its length, and no write since (its modification time).
+    public var isUnchanged: Bool {
+        var status = stat()
+        return fstat(handle.fileDescriptor, &status) == 0 && Int(status.st_size) == length
+            && status.st_mtim.tv_sec == modified.tv_sec && status.st_mtim.tv_nsec == modified.tv_nsec
     }
 }

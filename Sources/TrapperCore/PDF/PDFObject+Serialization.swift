@@ -111,8 +111,13 @@ extension PDFStream {
         var dictionary = dictionary
         dictionary[.length] = .integer(data.count)
         dictionary.write(to: &buffer)
-        buffer.appendASCII("\nstream\n")
+        buffer.appendASCII(Self.dataStart)
         buffer.append(contentsOf: data)
-        buffer.appendASCII("\nendstream")
+        buffer.appendASCII(Self.dataEnd)
     }
+
+    /// What comes between a stream's dictionary and its data, and after its data; spelled once for
+    /// the writer that copies a stream's data from a file (`PDFUpdateWriter.set(_:toStream:copying:)`).
+    static let dataStart: StaticString = "\nstream\n"
+    static let dataEnd: StaticString = "\nendstream"
 }

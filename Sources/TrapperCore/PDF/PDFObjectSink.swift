@@ -7,6 +7,9 @@ public protocol PDFObjectSink {
     mutating func reserve() -> PDFReference
     /// Writes the object under a reserved number, or replaces an object of the base.
     mutating func set(_ reference: PDFReference, to object: PDFObject) throws
+    /// Writes a stream whose data is copied from a file as it is written (`dictionary` without
+    /// /Length, which is set from `data`).
+    mutating func set(_ reference: PDFReference, toStream dictionary: PDFDictionary, copying data: PDFFileRange) throws
 }
 
 extension PDFObjectSink {
@@ -16,6 +19,14 @@ extension PDFObjectSink {
         let reference = reserve()
         try set(reference, to: object)
         return reference
+    }
+}
+
+extension PDFObjectSink {
+    /// A sink that holds its objects (a revision in memory) holds this stream's data too; only the
+    /// writer that streams to the target (`PDFUpdateWriter`) copies it a chunk at a time.
+    public mutating func set(_ reference: PDFReference, toStream dictionary: PDFDictionary, copying data: PDFFileRange) throws {
+        try set(reference, to: .stream(PDFStream(dictionary: dictionary, data: data.read())))
     }
 }
 

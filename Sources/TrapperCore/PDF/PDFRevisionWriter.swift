@@ -63,15 +63,38 @@ public struct PDFUpdateWriter<Output: PDFByteOutput>: PDFObjectSink {
     }
 
     public mutating func set(_ reference: PDFReference, to object: PDFObject) throws {
+        try place(reference)
+        buffer.removeAll(keepingCapacity: true)
+        PDFRevisionWriter.writeIndirect(reference, object, to: &buffer)
+        try emit(buffer)
+    }
+
+    /// The same bytes as `set(reference, to: .stream(...))` would write, the data copied from its
+    /// file a chunk at a time between the stream's dictionary and its end.
+    public mutating func set(_ reference: PDFReference, toStream dictionary: PDFDictionary, copying data: PDFFileRange) throws {
+        try place(reference)
+        var dictionary = dictionary
+        dictionary[.length] = .integer(data.count)
+        buffer.removeAll(keepingCapacity: true)
+        PDFRevisionWriter.writeObjectStart(reference, to: &buffer)
+        dictionary.write(to: &buffer)
+        buffer.appendASCII(PDFStream.dataStart)
+        try emit(buffer)
+        try data.copy { try emit($0) }
+        buffer.removeAll(keepingCapacity: true)
+        buffer.appendASCII(PDFStream.dataEnd)
+        buffer.appendASCII(PDFRevisionWriter.objectEnd)
+        try emit(buffer)
+    }
+
+    /// Records where the object at `reference` starts: the bytes written next.
+    private mutating func place(_ reference: PDFReference) throws {
         guard reference.number <= PDFTail.largestObjectNumber else {
             throw PDFError.damaged(.readingTrailer, offset: 0, "object number \(reference.number) is past \(PDFTail.largestObjectNumber), "
                                    + "the most that PDF readers accept")
         }
         offsets[reference.number] = (reference, start + bytesWritten)
         nextNumber = max(nextNumber, reference.number + 1)
-        buffer.removeAll(keepingCapacity: true)
-        PDFRevisionWriter.writeIndirect(reference, object, to: &buffer)
-        try emit(buffer)
     }
 
     /// Makes sure /Size covers numbers reserved but never written.
@@ -147,13 +170,20 @@ enum PDFRevisionWriter {
     }
 
     static func writeIndirect(_ reference: PDFReference, _ object: PDFObject, to out: inout [UInt8]) {
+        writeObjectStart(reference, to: &out)
+        object.write(to: &out)
+        out.appendASCII(objectEnd)
+    }
+
+    /// "12 0 obj" and its line end, before an indirect object's value.
+    static func writeObjectStart(_ reference: PDFReference, to out: inout [UInt8]) {
         out.appendDecimal(reference.number)
         out.append(0x20)
         out.appendDecimal(reference.generation)
         out.appendASCII(" obj\n")
-        object.write(to: &out)
-        out.appendASCII("\nendobj\n")
     }
+
+    static let objectEnd: StaticString = "\nendobj\n"
 
     /// Classic table: runs of consecutive numbers become subsections; entries are exactly 20 bytes.
     static func writeTable(_ offsets: [(reference: PDFReference, offset: Int)], includeObjectZero: Bool,
