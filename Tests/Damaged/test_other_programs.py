@@ -187,7 +187,11 @@ class OtherPrograms(unittest.TestCase):
         config = os.path.join(self.dir, "config.toml")
         with open(config, "w") as f:
             f.write('[daemon]\nstate_dir = "state"\n[library]\nroot = "library"\n[inbox]\npath = "inbox"\nsettle = "0.3s"\n'
-                    'quarantine = "quarantine"\narchive = "archive"\n[[rule]]\nname = "all"\ntarget = "All.pdf"\n')
+                    'quarantine = "quarantine"\narchive = "archive"\n[[rule]]\nname = "all"\ntarget = "All.pdf"\n'
+                    # Each revision's event filed by its key, as a subscriber would keep it.
+                    '[[notify]]\nname = "files"\nevents = ["revision"]\n'
+                    'command = ["/bin/sh", "-c", "cat > \\"$0/$PDFTRAPPER_KEY.json\\"", "' + self.dir + '/events"]\n')
+        os.makedirs(os.path.join(self.dir, "events"))
         target = os.path.join(self.dir, "library", "All.pdf")
         self.assertEqual(self.run_bin("ingest", "--config", config, "--to", target, self.page).returncode, 0)
         (path, width), = self.pages(1, first=333)
@@ -222,6 +226,13 @@ class OtherPrograms(unittest.TestCase):
                 daemon.terminate()
                 daemon.wait(timeout=30)
         self.assertEqual(self.widths(target).count(width), 1, "the page went in once")
+        # And its revision was announced, once, though the crash came before the event was queued.
+        import json
+        named = []
+        for name in os.listdir(os.path.join(self.dir, "events")):
+            with open(os.path.join(self.dir, "events", name)) as f:
+                named += [item["name"] for item in json.load(f).get("inputs", [])]
+        self.assertEqual(named.count("p.png"), 1, named)
 
 if __name__ == "__main__":
     unittest.main()

@@ -47,6 +47,10 @@ public struct TargetState: Codable, Sendable, Equatable {
     /// Kept with the last write, so a crash can never leave them out of step.
     public var inputs: Set<String>? = []
 
+    /// The event of the revision `lastWrite` names, as it was made when the revision was counted:
+    /// announced by recovery when a crash came before it was queued and another program has
+    /// saved the file anew since (its trailer is then gone from the file).
+    public var lastEvent: String?
     /// The ids of the claimed edit scripts whose change is in this state (the newest
     /// `keptClaims`): a script claimed again after a crash is applied only if its id is not here.
     public var claims: [String]? = []

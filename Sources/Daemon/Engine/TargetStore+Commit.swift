@@ -174,7 +174,8 @@ extension TargetStore {
             guard FileIdentity.of(descriptor: handle.fileDescriptor)?.size == end, file.isStillAtPath else {
                 throw Replaced(reason: "another program replaced it while the revision was written")
             }
-            try remember(key, target, TargetState.Span.read(target, base: base, end: end), record, claims)
+            try remember(key, target, TargetState.Span.read(target, base: base, end: end), record, claims,
+                         event: event(journal, record, end: end))
             remembered = true
             CrashPoint.afterState.hit()
             if announce(journal, record, end: end) { try clearJournal(key, durable: false) }
@@ -261,7 +262,8 @@ extension TargetStore {
             }
             linked = true
             CrashPoint.afterRename.hit()
-            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record, claims)
+            try remember(key, target, TargetState.Span.read(target, base: 0, end: writer.bytesWritten), record, claims,
+                         event: event(journal, record, end: writer.bytesWritten))
             remembered = true
             try folders.remove(temporary)
             CrashPoint.afterState.hit()
@@ -290,11 +292,12 @@ extension TargetStore {
 
     /// After a new revision: it is the last write, and what was undone before can no longer be redone.
     private func remember(_ key: String, _ target: String, _ span: TargetState.Span, _ record: RevisionRecord,
-                          _ claims: [String]) throws {
+                          _ claims: [String], event: OutboundEvent?) throws {
         var targetState = TargetState.load(statePath(key), target: target)
         for undone in targetState.redo { try? folders.remove(undone.tailFile) }
         targetState.redo = []
         targetState.lastWrite = span
+        targetState.lastEvent = event.map { String(decoding: $0.body, as: UTF8.self) }
         if span.base == 0 { targetState.inputs = [] }
         targetState.add(record)
         claims.forEach { targetState.add(claim: $0) }

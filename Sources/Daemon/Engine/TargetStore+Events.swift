@@ -8,11 +8,28 @@ extension TargetStore {
     /// Queues the event of `record`, which ends at `end`; false, said in the log, when the outbox
     /// cannot be written: the journal record then stays, and the next lock of the target tries again.
     func announce(_ journal: JournalRecord, _ record: RevisionRecord, end: Int, recovering: Bool = false) -> Bool {
-        guard let outbox, journal.announce == true else { return true }
-        let origin = journal.origin ?? RevisionOrigin(madeBy: record.operation.rawValue)
-        let event = OutboundEvent.revision(target: journal.target, libraryRoot: outbox.libraryRoot, record: record, end: end,
-                                           origin: origin, time: journal.started, host: journal.host ?? outbox.host)
+        guard let outbox, let event = event(journal, record, end: end) else { return true }
         return queue(event, outbox, recovering: recovering)
+    }
+
+    /// The revision's event, when it is to be announced.
+    func event(_ journal: JournalRecord, _ record: RevisionRecord, end: Int) -> OutboundEvent? {
+        guard let outbox, journal.announce == true else { return nil }
+        let origin = journal.origin ?? RevisionOrigin(madeBy: record.operation.rawValue)
+        return OutboundEvent.revision(target: journal.target, libraryRoot: outbox.libraryRoot, record: record, end: end,
+                                      origin: origin, time: journal.started, host: journal.host ?? outbox.host)
+    }
+
+    /// After a crash: the event of a revision the state counts but the file no longer holds
+    /// (another program saved the file anew since): the state kept it, made when it was counted.
+    func announceCounted(_ journal: JournalRecord, _ targetState: TargetState) -> Bool {
+        guard journal.announce == true, let body = targetState.lastEvent else { return true }
+        guard let outbox, let event = try? OutboundEvent(body: Array(body.utf8)) else {
+            log.append("\(journal.target): the event of its last revision waits for a process with the config's outbox "
+                       + "(pdftrapper recover --config FILE)")
+            return false
+        }
+        return queue(event, outbox, recovering: true)
     }
 
     /// After a crash: the event of the finished revision the journal record began, which ends at

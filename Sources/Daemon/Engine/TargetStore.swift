@@ -152,6 +152,13 @@ public final class TargetStore {
                 if let written {
                     // Perhaps not yet announced: its event again (queued once, by its key).
                     guard announceFinished(record, end: written.end) else { return }
+                } else if record.kind == .append, let counted = targetState.lastWrite, counted.base == record.oldLength,
+                          counted.end > counted.base {
+                    // Counted (the state names it), but the file no longer holds it: another program
+                    // saved the file anew since. It went in; nothing is cut, and its event, kept
+                    // with the state, goes out if the crash came before it did.
+                    log.append("\(target): another program saved it anew since its last revision was counted; left as it is")
+                    guard announceCounted(record, targetState) else { return }
                 } else if record.kind == .append, let length, length > record.oldLength {
                     // Only this revision's own bytes are cut: never a file another program saved
                     // over it, nor what another process appended after it.
