@@ -397,13 +397,21 @@ public final class InboxDaemon {
     }
 
     /// An agent runs while the config binds scanner buttons; a reload tells it about the new config.
+    /// Where the daemon keeps the bytes of the config it runs, for its scanner agent to read (at its
+    /// start and at each reload) instead of the file, which may hold an edit not yet reloaded.
+    static func runningConfig(_ config: Config) -> String { config.daemon.stateDir + "/running-config.toml" }
+
     private func superviseScanners() {
         guard !config.scanners.isEmpty else {
             scanners?.stop()
             scanners = nil
             return
         }
+        // Written before the agent starts or is told to reload: it reads this, never the file.
+        let running = Self.runningConfig(config)
+        let snapshot = !config.source.isEmpty && (try? Durable.replaceUnsynced(running, with: Data(config.source))) != nil
         if let scanners {
+            scanners.runningConfig = snapshot ? running : nil
             scanners.reload()
             return
         }
@@ -411,6 +419,7 @@ public final class InboxDaemon {
         let supervisor = ScannerSupervisor(executable: Self.executable, configPath: configPath, environment: environment) {
             log.log($0, $1)
         }
+        supervisor.runningConfig = snapshot ? running : nil
         supervisor.start()
         scanners = supervisor
     }

@@ -128,16 +128,18 @@ enum StatusCommand: Command {
 enum ScannerAgentCommand: Command {
     static let name = "scanner-agent"
     static let summary = "The daemon's scanner process: polls buttons and scans (started by `run`)."
-    static let synopsis = "scanner-agent --config FILE [--profile NAME [--to TARGET.pdf]]"
+    static let synopsis = "scanner-agent --config FILE [--running-config SNAPSHOT] [--profile NAME [--to TARGET.pdf]]"
     static let details = """
     Started by `pdftrapper run` when the config has [[scanner]] entries, so that SANE's backends
     run outside the daemon: one that crashes or hangs costs a restart of this process, never the
     inbox. It polls each scanner's buttons, scans the bound profile into the state folder, and
     tells the daemon on stdout; the daemon appends each whole batch. With --profile it scans that
-    profile once, for `pdftrapper scan`, which started it and appends the batch. Not meant to be
+    profile once, for `pdftrapper scan`, which started it and appends the batch. With
+    --running-config it reads the config the daemon runs (the daemon writes SNAPSHOT at start and
+    at each reload), not FILE as edited since; FILE only places relative paths. Not meant to be
     run by hand.
     """
-    static let arguments = ArgumentSpec(options: ["--config", "--profile", "--to"])
+    static let arguments = ArgumentSpec(options: ["--config", "--running-config", "--profile", "--to"])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) -> ExitCode {
         guard let file = arguments.options["--config"] else {
@@ -149,6 +151,7 @@ enum ScannerAgentCommand: Command {
                                          targetOverride: arguments.options["--to"].map(context.absolute),
                                          environment: context.environment)
         }
-        return ScannerAgent.run(configPath: context.absolute(file), environment: context.environment)
+        return ScannerAgent.run(configPath: context.absolute(file), running: arguments.options["--running-config"].map(context.absolute),
+                                environment: context.environment)
     }
 }

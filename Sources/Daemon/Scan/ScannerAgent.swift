@@ -18,6 +18,8 @@ import TrapperCore
 /// SIGTERM stops it between pages, leaving a cut-short batch for the daemon's recovery to quarantine.
 public final class ScannerAgent {
     private let configPath: String
+    /// The daemon's snapshot of its running config, when it gave one.
+    private var running: String?
     private let environment: [String: String]
     private var signals: Signals
     private var config: Config
@@ -28,13 +30,17 @@ public final class ScannerAgent {
     private var session: SaneSession?
     private var lastSessionStart = Date.distantPast
 
-    public static func run(configPath: String, environment: [String: String]) -> ExitCode {
+    /// `running`: the daemon's snapshot of the config it runs (`InboxDaemon.runningConfig`), read at
+    /// start and at each reload instead of the file, which may hold an edit not yet reloaded.
+    public static func run(configPath: String, running: String? = nil, environment: [String: String]) -> ExitCode {
         let signals = Signals()
         // A daemon that went away makes `say` fail with EPIPE, and the agent ends quietly.
         signal(SIGPIPE, SIG_IGN)
         do {
-            let config = try ConfigLoader.load(file: configPath, environment: environment)
-            return ScannerAgent(configPath: configPath, environment: environment, signals: signals, config: config).loop()
+            let config = try load(configPath, running: running, environment: environment)
+            let agent = ScannerAgent(configPath: configPath, environment: environment, signals: signals, config: config)
+            agent.running = running
+            return agent.loop()
         } catch {
             EventLogs.automatic(environment: environment, minimum: .info).log(.error, "pdftrapper scanner-agent: \(error)")
             return .config
@@ -131,9 +137,17 @@ public final class ScannerAgent {
         }
     }
 
+    /// The daemon's running config when it gave a snapshot, else the file.
+    static func load(_ configPath: String, running: String?, environment: [String: String]) throws(ConfigLoader.Failure) -> Config {
+        guard let running, let bytes = FileManager.default.contents(atPath: running) else {
+            return try ConfigLoader.load(file: configPath, environment: environment)
+        }
+        return try ConfigLoader.load(bytes: Array(bytes), file: configPath, environment: environment)
+    }
+
     private func reload() {
         do {
-            config = try ConfigLoader.load(file: configPath, environment: environment)
+            config = try Self.load(configPath, running: running, environment: environment)
             log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
             pollers.forEach { $0.close() }
             setBindings()

@@ -26,6 +26,9 @@ final class ScannerSupervisor {
         case batch(String)
     }
 
+    /// The daemon's snapshot of the config it runs, which the agent reads instead of the file.
+    var runningConfig: String?
+
     init(executable: String, configPath: String, environment: [String: String], log: @escaping (LogLevel, String) -> Void) {
         self.executable = executable
         self.configPath = configPath
@@ -39,7 +42,8 @@ final class ScannerSupervisor {
 
     func start() {
         do {
-            agent = try ScannerAgentProcess.start(executable: executable, arguments: ["--config", configPath], environment: environment)
+            agent = try ScannerAgentProcess.start(executable: executable, arguments: ["--config", configPath]
+                                                  + (runningConfig.map { ["--running-config", $0] } ?? []), environment: environment)
         } catch {
             log(.error, "pdftrapper: scanner agent: \(error)")
             scheduleRestart()
