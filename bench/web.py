@@ -22,6 +22,7 @@ import http.client, os, resource, socket, statistics, subprocess, sys, tempfile,
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Workspace"))
 import workspace  # noqa: E402
+from test_slow_clients import open_slow_connections  # noqa: E402  (the same clients as the test's)
 
 
 def pages_pdf(path, count):
@@ -222,16 +223,7 @@ def library_list(client, daemon, requests=300):
 def slow_clients(daemon, count, logins=20):
     """`count` connections from 127.0.0.2 trickling a header byte a second, and `logins` logins
     from 127.0.0.1 meanwhile: the login's latency."""
-    slow = []
-    for _ in range(count):
-        connection = socket.socket()
-        connection.bind(("127.0.0.2", 0))
-        try:
-            connection.connect(("127.0.0.1", daemon.port))
-            connection.sendall(b"GET /login?token=")
-            slow.append(connection)
-        except OSError:
-            connection.close()
+    slow = open_slow_connections(daemon, count)
     stop = threading.Event()
     def trickle():
         while not stop.is_set():
