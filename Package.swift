@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "WatchingTests", dependencies: ["Watching"]),
         .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "PDFAccess", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "System", "PDFAccess", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Web", "Daemon", "TrapperCore", "TestSupport"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "TrapperCore"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),

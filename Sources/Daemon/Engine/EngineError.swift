@@ -20,6 +20,9 @@ public enum EngineError: Error, CustomStringConvertible {
     /// Another program kept replacing the target while a revision was written to it: nothing of
     /// the revision is in any file, and trying again later can succeed.
     case busy(target: String, reason: String)
+    /// The folder is on a shared file system mounted so that another host's revision could be
+    /// written over (SharedMount): nothing is written there until the mount is set as named.
+    case incoherent(reason: String)
 
     public var description: String {
         switch self {
@@ -30,6 +33,7 @@ public enum EngineError: Error, CustomStringConvertible {
         case .unreadable(let target, let reason): "\(target): \(reason)"
         case .refused(let target, let reason): "\(target): \(reason)"
         case .busy(let target, let reason): "\(target): \(reason)"
+        case .incoherent(let reason): "not writing there: \(reason)"
         }
     }
 
@@ -55,6 +59,7 @@ public enum EngineError: Error, CustomStringConvertible {
         case .permanent: .cantCreate
         case .unreadable: .noInput
         case .refused: .dataError
+        case .incoherent: .config
         }
     }
 }

@@ -66,3 +66,16 @@ public struct JournalRecord: Codable, Sendable, Equatable {
         self.origin = origin
     }
 }
+
+extension JournalRecord {
+    /// The record with every path it holds passed through `relocate` (see StateDirectory.name(of:)).
+    func relocated(_ relocate: (String) -> String) -> JournalRecord {
+        var record = self
+        record.target = relocate(target)
+        record.temporary = temporary.map(relocate)
+        record.tailFile = tailFile.map(relocate)
+        record.obsolete = obsolete?.map(relocate)
+        record.after = after?.relocated(relocate)
+        return record
+    }
+}

@@ -9,13 +9,41 @@ import TrapperCore
 ///     targets/KEY.N.tail    the bytes of an undone revision
 ///     locks/KEY.lock        flock(2) per target
 ///
-/// KEY is the SHA-256 of the target's absolute path, so no path needs escaping.
+/// KEY is the SHA-256 of the target's name (see `name(of:)`), so no path needs escaping.
+///
+/// In a library's `.pdftrapper` folder, a target is named by its path inside the library, and so
+/// are the paths the journal and the state record (the target, its temporary and kept files):
+/// hosts that mount one shared library at different paths then take the same locks, and each
+/// reads the other's journal and undo history as paths of its own mount.
 public struct StateDirectory: Sendable {
     public let path: String
+    /// The library this state folder belongs to (the folder holding it), when it is a library's
+    /// `.pdftrapper`; nil for a state folder elsewhere, whose paths stay absolute.
+    public let library: String?
 
     public init(path: String) {
         self.path = path
+        let standard = (path as NSString).standardizingPath as NSString
+        library = standard.lastPathComponent == Self.libraryFolderName ? standard.deletingLastPathComponent : nil
     }
+
+    /// How the state folder names `path`: relative to the library when it is inside it (the
+    /// same on every host), else the absolute path itself.
+    public func name(of path: String) -> String {
+        guard let library else { return path }
+        let standard = (path as NSString).standardizingPath
+        let prefix = library == "/" ? "/" : library + "/"
+        return standard.hasPrefix(prefix) ? String(standard.dropFirst(prefix.count)) : path
+    }
+
+    /// The path on this host of a name `name(of:)` gave (on this host or another).
+    public func path(named name: String) -> String {
+        guard let library, !name.hasPrefix("/") else { return name }
+        return library == "/" ? "/" + name : library + "/" + name
+    }
+
+    /// A target's key: its name's SHA-256, so every host sharing the library agrees on it.
+    public func key(for target: String) -> String { Self.key(for: name(of: target)) }
 
     public var journal: String { path + "/journal" }
     public var targets: String { path + "/targets" }
@@ -25,8 +53,8 @@ public struct StateDirectory: Sendable {
         for folder in [journal, targets, locks] { try folders.makeFolder(folder) }
     }
 
-    public static func key(for target: String) -> String {
-        String(SHA256.hex(SHA256.hash(Array(target.utf8))).prefix(32))
+    public static func key(for name: String) -> String {
+        String(SHA256.hex(SHA256.hash(Array(name.utf8))).prefix(32))
     }
 
     /// Where a config's targets keep their journal, locks and undo history: beside them, in the

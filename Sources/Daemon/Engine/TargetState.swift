@@ -71,17 +71,19 @@ public struct TargetState: Codable, Sendable, Equatable {
 
     public init(target: String) { self.target = target }
 
-    static func load(_ path: String, target: String) -> TargetState {
+    /// The state saved at `path`, its paths as `state` names them on this host.
+    static func load(_ path: String, target: String, state: StateDirectory) -> TargetState {
         guard let data = FileManager.default.contents(atPath: path),
-              let state = try? JSONDecoder().decode(TargetState.self, from: data) else { return TargetState(target: target) }
-        return state
+              let saved = try? JSONDecoder().decode(TargetState.self, from: data) else { return TargetState(target: target) }
+        return saved.relocated(state.path(named:))
     }
 
-    func save(_ path: String, in folders: ConfinedFolders) throws(Durable.Failure) {
+    /// Saves the state at `path`, its paths named as on every host (`StateDirectory.name(of:)`).
+    func save(_ path: String, state: StateDirectory, in folders: ConfinedFolders) throws(Durable.Failure) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         // Encoding plain Codable structs cannot fail.
-        try folders.replace(path, with: try! encoder.encode(self))
+        try folders.replace(path, with: try! encoder.encode(relocated(state.name(of:))))
     }
 }
 
@@ -93,5 +95,29 @@ extension TargetState.Span {
         let start = max(base, end - hashedTail)
         let bytes = try PDFFileSource(path: path).read(offset: start, count: end - start)
         return TargetState.Span(base: base, end: end, sha256: SHA256.hex(SHA256.hash(bytes)))
+    }
+}
+
+extension TargetState {
+    /// The state with every path it holds passed through `relocate` (see StateDirectory.name(of:)).
+    func relocated(_ relocate: (String) -> String) -> TargetState {
+        var state = self
+        state.target = relocate(target)
+        state.redo = redo.map { undone in
+            var undone = undone
+            undone.tailFile = relocate(undone.tailFile)
+            undone.rewrite = undone.rewrite?.relocated(relocate)
+            return undone
+        }
+        state.rewrites = rewrites?.map { $0.relocated(relocate) }
+        return state
+    }
+}
+
+extension TargetState.Rewritten {
+    func relocated(_ relocate: (String) -> String) -> TargetState.Rewritten {
+        var rewritten = self
+        rewritten.kept = relocate(kept)
+        return rewritten
     }
 }

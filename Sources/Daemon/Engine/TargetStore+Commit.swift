@@ -24,7 +24,7 @@ extension TargetStore {
     /// when the file is gone or another program changed it since PDFTrapper's last write (its pages
     /// may no longer be there, and skipping an input as a duplicate would lose it).
     public func ingestedInputs(of target: String) -> Set<String> {
-        let targetState = TargetState.load(statePath(StateDirectory.key(for: target)), target: target)
+        let targetState = loadState(state.key(for: target), target)
         guard let last = targetState.lastWrite, let length = fileLength(target), length == last.end,
               (try? TargetState.Span.read(target, base: last.base, end: length)) == last else { return [] }
         return targetState.inputs ?? []
@@ -76,7 +76,14 @@ extension TargetStore {
         // short): the target is rewritten whole, its bytes kept for undo, and the revision tried
         // once more. If it still cannot go in, the repair is taken back: the file is as it was.
         do {
-            return try append(target, key, file, origin, claims, build)
+            do {
+                return try append(target, key, file, origin, claims, build)
+            } catch where Self.isDamage(error) {
+                // Judged once more, read afresh, before anything is rewritten: a file another host
+                // is writing can look torn through a stale view, and is not damaged.
+                usleep(200_000)
+                return try append(target, key, file, origin, claims, build)
+            }
         } catch where Self.isDamage(error) {
             let report = try rewrite(target, key, .repair)
             let note = "\(target): damaged; repaired by a full rewrite (\(report.summary))"
@@ -106,13 +113,13 @@ extension TargetStore {
 
     /// Undoes the repair just made and forgets it: nothing of it stays to redo.
     private func takeBackRepair(_ target: String, _ key: String) throws(EngineError) {
-        let current = TargetState.load(statePath(key), target: target)
+        let current = loadState(key, target)
         guard let repair = current.rewrites?.last else { return }
         do {
             _ = try undoRewrite(target, key, current, repair)
-            var after = TargetState.load(statePath(key), target: target)
+            var after = loadState(key, target)
             if let undone = after.redo.popLast() {
-                try after.save(statePath(key), in: folders)
+                try saveState(after, key)
                 try folders.remove(undone.tailFile)
             }
         } catch {
@@ -127,6 +134,7 @@ extension TargetStore {
     private func append(_ target: String, _ key: String, _ file: TargetLock, _ origin: RevisionOrigin?,
                         _ claims: [String], _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
+        waitUntilNotBehind(target, key, file)
         let reader: PDFTailReader
         do {
             reader = try PDFTailReader(source: PDFFileSource(descriptor: file.openForReading(), path: target), decoder: decoder)
@@ -161,7 +169,7 @@ extension TargetStore {
             journaled = true
             CrashPoint.afterJournal.hit()
             written = handle
-            let output = try PDFFileOutput(handle: handle)
+            let output = try PDFFileOutput(handle: handle, at: base)
             var writer = try Writer(base: .appending(reader.tail), output: output)
             try writer.comment(journal.marker!)
             let record = try write(&writer, base: base, reader: reader, target: target, build: build)
@@ -170,9 +178,13 @@ extension TargetStore {
             try handle.synchronize()
             CrashPoint.afterSync.hit()
             let end = base + writer.bytesWritten
-            // The revision counts only if it is in the file at the target's path, whole.
+            // The revision counts only if it is in the file at the target's path, whole: checked
+            // through a descriptor opened anew (on a shared file system, what the server has).
             guard FileIdentity.of(descriptor: handle.fileDescriptor)?.size == end, file.isStillAtPath else {
                 throw Replaced(reason: "another program replaced it while the revision was written")
+            }
+            guard endsWithRevision(target, file, base: base, end: end, marker: journal.marker!) else {
+                throw Replaced(reason: "the file read back after the write does not end with the revision")
             }
             try remember(key, target, TargetState.Span.read(target, base: base, end: end), record, claims,
                          event: event(journal, record, end: end))
@@ -191,6 +203,42 @@ extension TargetStore {
             }
             if error is Replaced { throw error }
             throw Self.engineError(error, target: target)
+        }
+    }
+
+    /// A file shorter than PDFTrapper's last revision in it, as the shared state records that, may
+    /// be a stale view (a client of a shared file system that cached the size before another
+    /// host's append): it is looked at again, through new descriptors, before it is read. A file
+    /// that stays shorter was cut or saved anew by another program, and is written as it is.
+    private func waitUntilNotBehind(_ target: String, _ key: String, _ file: TargetLock) {
+        guard let last = loadState(key, target).lastWrite else { return }
+        for pause in [0, 10, 50, 200] {
+            usleep(useconds_t(pause * 1000))
+            let fresh = file.openForReading()
+            guard fresh >= 0 else { return }
+            defer { close(fresh) }
+            guard let now = FileIdentity.of(descriptor: fresh), now.size < last.end else { return }
+            if pause == 0 { log.append("\(target): shorter (\(now.size) bytes) than its last revision (\(last.end)); looking again") }
+        }
+    }
+
+    /// The file at the target's path, opened anew, is the locked file, `end` bytes long, with this
+    /// revision's marker at `base`: the write reached the file every other process reads.
+    private func endsWithRevision(_ target: String, _ file: TargetLock, base: Int, end: Int, marker: String) -> Bool {
+        guard let descriptor = try? folders.open(target, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC),
+              let source = try? PDFFileSource(descriptor: descriptor, path: target),
+              let opened = FileIdentity.of(descriptor: descriptor), opened.isSameFile(as: file.identity), opened.size == end,
+              let found = try? source.read(offset: base, count: min(end - base, marker.utf8.count + 3)) else { return false }
+        return Self.beginsWithMarker(found, marker)
+    }
+
+    /// `found` (bytes at a revision's start) begins with the comment naming `marker`, after the
+    /// newline the writer adds when the file did not end with one; or is a prefix of it.
+    static func beginsWithMarker(_ found: [UInt8], _ marker: String) -> Bool {
+        let comment = Array("%\(marker)\n".utf8)
+        return [comment, [0x0A] + comment].contains { expected in
+            let common = min(expected.count, found.count)
+            return found.prefix(common).elementsEqual(expected.prefix(common))
         }
     }
 
@@ -293,7 +341,7 @@ extension TargetStore {
     /// After a new revision: it is the last write, and what was undone before can no longer be redone.
     private func remember(_ key: String, _ target: String, _ span: TargetState.Span, _ record: RevisionRecord,
                           _ claims: [String], event: OutboundEvent?) throws {
-        var targetState = TargetState.load(statePath(key), target: target)
+        var targetState = loadState(key, target)
         for undone in targetState.redo { try? folders.remove(undone.tailFile) }
         targetState.redo = []
         targetState.lastWrite = span
@@ -301,7 +349,7 @@ extension TargetStore {
         if span.base == 0 { targetState.inputs = [] }
         targetState.add(record)
         claims.forEach { targetState.add(claim: $0) }
-        try targetState.save(statePath(key), in: folders)
+        try saveState(targetState, key)
     }
 
     /// A change whose claim the state counts was made already (before a crash, or by a worker a
@@ -312,13 +360,13 @@ extension TargetStore {
     }
 
     func refuseApplied(_ claims: [String], _ key: String, _ target: String) throws(AlreadyApplied) {
-        let counted = TargetState.load(statePath(key), target: target).claims ?? []
+        let counted = loadState(key, target).claims ?? []
         if let applied = claims.first(where: counted.contains) { throw AlreadyApplied(claim: applied) }
     }
 
     /// Whether the change of the claimed edit script `claim` is in the target's state (it was
     /// applied, and a crash came before the script was filed).
     public func hasApplied(claim: String, to target: String) -> Bool {
-        TargetState.load(statePath(StateDirectory.key(for: target)), target: target).claims?.contains(claim) ?? false
+        loadState(state.key(for: target), target).claims?.contains(claim) ?? false
     }
 }

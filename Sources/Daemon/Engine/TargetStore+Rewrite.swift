@@ -44,7 +44,7 @@ extension TargetStore {
         } catch {
             throw .from(error, target: target)
         }
-        let current = TargetState.load(statePath(key), target: target)
+        let current = loadState(key, target)
         var next = current
         let kept = "\(state.targets)/\(key).kept-\(UUID().uuidString).pdf"
         do {
@@ -144,7 +144,7 @@ extension TargetStore {
     /// After the rename (now, or found done after a crash): the state it leads to, the files it
     /// made obsolete gone, its event queued; then the journal record goes.
     func finishReplace(_ journal: JournalRecord, _ key: String) throws {
-        if let after = journal.after { try after.save(statePath(key), in: folders) }
+        if let after = journal.after { try saveState(after, key) }
         for path in journal.obsolete ?? [] { try folders.remove(path) }
         if announceUndo(journal) { try clearJournal(key) }
     }

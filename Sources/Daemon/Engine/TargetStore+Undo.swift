@@ -34,7 +34,7 @@ extension TargetStore {
 
     private func undoOne(_ target: String, _ key: String, _ claim: String?) throws -> RevisionRecord {
         guard let length = fileLength(target) else { throw EngineError.unreadable(target: target, reason: "no such file") }
-        var targetState = TargetState.load(statePath(key), target: target)
+        var targetState = loadState(key, target)
         try checkUnchanged(target, length, targetState)
         if let rewrite = targetState.rewrites?.last, try TargetState.Span.read(target, base: 0, end: length) == rewrite.after {
             // The state it leads to, carried by its journal record, counts the claim too.
@@ -75,7 +75,7 @@ extension TargetStore {
         targetState.lastWrite = try previousSpan(target, end: record.base)
         targetState.remove(record)
         targetState.add(claim: claim)
-        try targetState.save(statePath(key), in: folders)
+        try saveState(targetState, key)
         if announceUndo(journal) { try clearJournal(key) }
         return record
     }
@@ -119,7 +119,7 @@ extension TargetStore {
 
     /// Whether `redo` would put a revision back: one was undone, and the file still ends where the undo left it.
     public func canRedo(target: String) -> Bool {
-        let targetState = TargetState.load(statePath(StateDirectory.key(for: target)), target: target)
+        let targetState = loadState(state.key(for: target), target)
         guard let undone = targetState.redo.last, let length = fileLength(target) else { return false }
         if let rewrite = undone.rewrite { return (try? TargetState.Span.read(target, base: 0, end: length)) == rewrite.before }
         return length == undone.span.base
@@ -135,7 +135,7 @@ extension TargetStore {
         try checkLength(target, expecting)
         try checkRevision(target, revision)
         try refuseAppliedClaim(claim, key, target)
-        var targetState = TargetState.load(statePath(key), target: target)
+        var targetState = loadState(key, target)
         guard let undone = targetState.redo.last else {
             throw .refused(target: target, reason: "nothing to redo")
         }
@@ -176,7 +176,7 @@ extension TargetStore {
             targetState.lastWrite = span
             targetState.add(record)
             targetState.add(claim: claim)
-            try targetState.save(statePath(key), in: folders)
+            try saveState(targetState, key)
             remembered = true
             try folders.remove(undone.tailFile)
             if announce(journal, record, end: span.end) { try clearJournal(key) }

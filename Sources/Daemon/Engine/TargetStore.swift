@@ -18,6 +18,8 @@ public final class TargetStore {
     public let folders: ConfinedFolders
     /// Where each revision's event is queued before its journal record goes; nil: nobody subscribes.
     public var outbox: EventOutbox?
+    /// Folders whose mount was looked at (SharedMount), and why each is refused (nil: it is not).
+    var checkedFolders: [String: String?] = [:]
 
     public init(state: StateDirectory, decoder: any PDFStreamDecoding, folders: ConfinedFolders? = nil) throws(EngineError) {
         self.state = state
@@ -31,6 +33,14 @@ public final class TargetStore {
     func journalPath(_ key: String) -> String { "\(state.journal)/\(key).json" }
     func statePath(_ key: String) -> String { "\(state.targets)/\(key).json" }
 
+    func loadState(_ key: String, _ target: String) -> TargetState {
+        TargetState.load(statePath(key), target: target, state: state)
+    }
+
+    func saveState(_ targetState: TargetState, _ key: String) throws(Durable.Failure) {
+        try targetState.save(statePath(key), state: state, in: folders)
+    }
+
     /// What a change to a target holds: this state folder's lock on its journal and, while the
     /// target exists, the lock on the file itself (nil for a target not yet created).
     struct Held {
@@ -41,9 +51,11 @@ public final class TargetStore {
 
     /// Takes the target's locks and finishes or rolls back anything a crash left in its journal.
     func lock(_ target: String) throws(EngineError) -> Held {
-        let key = StateDirectory.key(for: target)
+        try refuseIncoherent((target as NSString).deletingLastPathComponent)
+        let key = state.key(for: target)
         let journal: JournalLock
         do { journal = try JournalLock("\(state.locks)/\(key).lock", in: folders) } catch { throw .writing(error) }
+        adoptLegacyFiles(of: target, as: key)
         var held = Held(journal: journal, file: try lockFile(target), key: key)
         try recover(key)
         // Recovery may have removed a half-made target, or put another file in its place.
@@ -68,6 +80,17 @@ public final class TargetStore {
             }
         } catch {
             throw .unreadable(target: target, reason: "\(error)")
+        }
+    }
+
+    /// A state folder written before targets were named by their path inside the library keyed
+    /// them by their absolute path: their journal record and state move to the new key, once.
+    private func adoptLegacyFiles(of target: String, as key: String) {
+        let legacy = StateDirectory.key(for: target)
+        guard legacy != key else { return }
+        for (old, new) in [(journalPath(legacy), journalPath(key)), (statePath(legacy), statePath(key))]
+        where folders.exists(old) && !folders.exists(new) {
+            if (try? folders.renameOver(old, new)) != nil { log.append("\(target): its state files renamed to its name in the library") }
         }
     }
 
@@ -100,7 +123,7 @@ public final class TargetStore {
 
     func readJournal(_ key: String) -> JournalRecord? {
         guard let data = FileManager.default.contents(atPath: journalPath(key)) else { return nil }
-        return try? JSONDecoder().decode(JournalRecord.self, from: data)
+        return (try? JSONDecoder().decode(JournalRecord.self, from: data))?.relocated(state.path(named:))
     }
 
     func writeJournal(_ record: JournalRecord, _ key: String) throws(EngineError) {
@@ -111,7 +134,9 @@ public final class TargetStore {
             throw .writing(Durable.Failure(step: "queue the last revision's event for", path: record.target, code: EAGAIN))
         }
         // Encoding plain Codable structs cannot fail.
-        do { try folders.replace(journalPath(key), with: try! JSONEncoder().encode(record)) } catch { throw .writing(error) }
+        do { try folders.replace(journalPath(key), with: try! JSONEncoder().encode(record.relocated(state.name(of:)))) } catch {
+            throw .writing(error)
+        }
     }
 
     /// `durable: false` once the state already says the change is there: a journal record that a
@@ -126,7 +151,7 @@ public final class TargetStore {
     func recover(_ key: String) throws(EngineError) {
         guard let record = readJournal(key) else { return }
         let target = record.target
-        var targetState = TargetState.load(statePath(key), target: target)
+        var targetState = loadState(key, target)
         let length = fileLength(target)
         do {
             switch record.kind {
@@ -179,7 +204,7 @@ public final class TargetStore {
                     targetState.lastWrite = try previousSpan(target, end: newLength)
                     targetState.inputs = (targetState.inputs ?? []).subtracting(record.inputs ?? [])
                     targetState.add(claim: record.claim)
-                    try targetState.save(statePath(key), in: folders)
+                    try saveState(targetState, key)
                     log.append("\(target): finished an interrupted undo")
                 }
                 let undone = done || fileLength(target) == record.newLength
@@ -202,14 +227,9 @@ public final class TargetStore {
             return "another program saved it"
         }
         guard let marker = record.marker else { return nil }
-        // The comment line, after the newline the writer adds when the file did not end with one.
-        let comment = Array("%\(marker)\n".utf8)
-        let count = min(comment.count + 1, length - record.oldLength)
+        let count = min(marker.utf8.count + 3, length - record.oldLength)
         guard let found = try? PDFFileSource(path: target).read(offset: record.oldLength, count: count),
-              [comment, [0x0A] + comment].contains(where: { expected in
-                  let common = min(expected.count, found.count)
-                  return found.prefix(common).elementsEqual(expected.prefix(common))
-              }) || found.allSatisfy({ $0 == 0 }) else {
+              Self.beginsWithMarker(found, marker) || found.allSatisfy({ $0 == 0 }) else {
             return "another program appended to it"
         }
         if let reader = try? PDFTailReader(path: target, decoder: decoder),

@@ -7,11 +7,13 @@ public final class PDFFileOutput: PDFByteOutput {
     private var buffer: [UInt8] = []
     private let capacity: Int
 
-    /// Writes at the end of the file `handle` is open on.
-    public init(handle: FileHandle, bufferSize: Int = 1 << 20) throws {
+    /// Writes at `offset` in the file `handle` is open on, or at its end when nil. An append to a
+    /// file other hosts share writes at the end it established under the lock, never at the end
+    /// a client's cached size would give.
+    public init(handle: FileHandle, at offset: Int? = nil, bufferSize: Int = 1 << 20) throws {
         self.handle = handle
         self.capacity = bufferSize
-        try handle.seekToEnd()
+        if let offset { try handle.seek(toOffset: UInt64(offset)) } else { try handle.seekToEnd() }
     }
 
     public func write(_ bytes: [UInt8]) throws {
