@@ -89,6 +89,8 @@ public final class InboxDaemon {
             try store.recoverAll()
         } catch {
             log.log(.error, "pdftrapper: \(error)")
+            // A shared library mounted so that pages could be lost: a restart cannot mend it.
+            if case EngineError.incoherent = error { throw .config }
             throw .cantCreate
         }
         inbox = Inbox(config: config, store: store, instance: Self.instance(config))

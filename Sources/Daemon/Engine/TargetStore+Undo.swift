@@ -161,7 +161,7 @@ extension TargetStore {
                                                    origin: RevisionOrigin(madeBy: "redo")))
             journal.before = try TargetState.Span.read(target, base: 0, end: length)
             try writeJournal(journal, key)
-            try appendFile(undone.tailFile, to: target)
+            try appendFile(undone.tailFile, to: target, at: length)
             let span = try TargetState.Span.read(target, base: undone.span.base, end: undone.span.end)
             guard span == undone.span else {
                 try folders.truncate(target, to: length)
@@ -203,10 +203,11 @@ extension TargetStore {
         try folders.syncFolder(state.targets)
     }
 
-    private func appendFile(_ path: String, to target: String) throws {
+    /// At `offset`, the end as read under the lock (never a cached size: see append).
+    private func appendFile(_ path: String, to target: String, at offset: Int) throws {
         let handle = try openForWriting(target)
         defer { try? handle.close() }
-        try handle.seekToEnd()
+        try handle.seek(toOffset: UInt64(offset))
         let source = try PDFFileSource(path: path)
         try Self.copy(source, from: 0, to: source.length, into: handle)
     }
