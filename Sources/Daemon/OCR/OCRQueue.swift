@@ -18,14 +18,20 @@ public struct OCRQueue: Sendable {
     }
 
     public let folder: String
+    /// Names the target inside the library, so that a request another host queued names the
+    /// file as this host mounts it.
+    let state: StateDirectory
 
-    public init(state: StateDirectory) { folder = state.path + "/ocr" }
+    public init(state: StateDirectory) {
+        self.state = state
+        folder = state.path + "/ocr"
+    }
 
     /// Queues OCR of `pages` of `target`; returns the request's file.
     @discardableResult
     public func enqueue(target: String, pages: [PDFReference], languages: [String], now: Date = Date()) throws -> String {
         try Durable.makeFolder(folder)
-        let request = Request(target: target, pages: pages.map { [$0.number, $0.generation] }, languages: languages, queued: now)
+        let request = Request(target: state.name(of: target), pages: pages.map { [$0.number, $0.generation] }, languages: languages, queued: now)
         // Time first, so that a listing sorted by name is the order they were queued in.
         let name = String(format: "%013.0f-%08x.json", now.timeIntervalSince1970 * 1000, UInt32.random(in: 0...UInt32.max))
         let encoder = JSONEncoder()
@@ -44,7 +50,9 @@ public struct OCRQueue: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return try? decoder.decode(Request.self, from: data)
+        guard var request = try? decoder.decode(Request.self, from: data) else { return nil }
+        request.target = state.path(named: request.target)
+        return request
     }
 
     public func remove(_ path: String) { try? Durable.remove(path) }
