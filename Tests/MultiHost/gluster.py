@@ -187,6 +187,35 @@ class Volume:
         return os.path.join(self.brick, relative)
 
 
+def lock_report(name):
+    """Who holds and who waits for each lock on the volume's files, from the brick's state dump
+    (`gluster volume statedump`): lines like "/Shared.pdf: held by pid 6301, wanted by pid 6301".
+    The PIDs are those of the processes that asked, on whichever client."""
+    dumps = "/var/run/gluster"  # server.statedump-path as installed
+    before = set(os.listdir(dumps)) if os.path.isdir(dumps) else set()
+    gluster("volume", "statedump", name, check=False)
+    new = []
+    deadline = time.monotonic() + 5
+    while not new and time.monotonic() < deadline:
+        time.sleep(0.2)
+        new = [f for f in set(os.listdir(dumps)) - before if ".dump." in f]
+    report = []
+    for dump in new:
+        path = None
+        locks = {}
+        with open(os.path.join(dumps, dump), errors="replace") as f:
+            for line in f:
+                if line.startswith("path="):
+                    path = line[5:].strip()
+                match = re.match(r"posixlk\.posixlk\[\d+\]\((ACTIVE|BLOCKED)\)=.*?pid = (\d+)", line)
+                if match and path:
+                    locks.setdefault(path, []).append(("held by" if match.group(1) == "ACTIVE" else "wanted by")
+                                                      + f" pid {match.group(2)}")
+        os.remove(os.path.join(dumps, dump))
+        report += [f"{p}: {', '.join(who)}" for p, who in sorted(locks.items())]
+    return report
+
+
 def remove_volume(name):
     gluster("volume", "stop", name, check=False)
     gluster("volume", "delete", name)
