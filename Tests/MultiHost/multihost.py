@@ -30,6 +30,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,7 @@ HOSTS = ("A", "B")
 SHARED = "Shared.pdf"
 OWN_EVERY = 5  # one input in five goes to the host's own PDF, the others to Shared.pdf
 KILLS = 4      # how often host A is killed in a -kills layout
+STALL = 60     # seconds without an input taken (six rescans) after which a run is stuck
 DEFAULT_LAYOUTS = ["own-installed", "one-installed", "own-off", "one-off", "own-off-kills"]
 # What a refusal at start must name, in one line: the fix for a client that caches metadata.
 REFUSAL_WORDS = ("attribute-timeout=0", "entry-timeout=0", "stat-prefetch")
@@ -200,6 +202,7 @@ class Run:
             self.logs[h] = os.path.join(self.host_dirs[h], "daemon.log")
         self.kills = 0
         self.undo = None
+        self.stuck = False
 
     def make_inputs(self):
         for h in HOSTS:
@@ -213,12 +216,20 @@ class Run:
         """Renamed into the inbox, as a phone's sync tool does (written under another name first)."""
         os.rename(os.path.join(self.host_dirs[h], "staging", name), os.path.join(self.host_dirs[h], "inbox", name))
 
-    def drop_all(self):
-        """Every input at once, the hosts' turns interleaved."""
-        names = {h: sorted(n for n, v in self.inputs.by_name.items() if v[0] == h) for h in HOSTS}
-        for pair in zip(*(names[h] for h in HOSTS)):
-            for h, name in zip(HOSTS, pair):
-                self.drop(h, name)
+    def names(self, h):
+        return sorted(n for n, v in self.inputs.by_name.items() if v[0] == h)
+
+    def drop_all(self, waves=1):
+        """Every input at once, the hosts' turns interleaved; with waves > 1, host A's only in part:
+        returns A's inputs held back, in waves-1 lists, to drop while it is down."""
+        a, b = self.names("A"), self.names("B")
+        cut = len(a) // waves
+        first, rest = a[:cut or len(a)], a[cut or len(a):]
+        for i in range(max(len(first), len(b))):
+            for h, names in (("A", first), ("B", b)):
+                if i < len(names):
+                    self.drop(h, names[i])
+        return [rest[i::waves - 1] for i in range(waves - 1)] if waves > 1 else []
 
     # The daemons.
 
@@ -254,29 +265,48 @@ class Run:
         return left
 
     def wait_settled(self, hosts, timeout):
+        """Until both inboxes are empty. A run where no input is taken for STALL seconds (several
+        rescans) is stuck: it is given up, with what each daemon is waiting for."""
         deadline = time.monotonic() + timeout
+        left, moved = None, time.monotonic()
         while time.monotonic() < deadline:
-            if not any(self.pending(h) for h in HOSTS):
+            now = sum(len(self.pending(h)) for h in HOSTS)
+            if now == 0:
                 return True
+            if now != left:
+                left, moved = now, time.monotonic()
+            elif time.monotonic() - moved > STALL:
+                self.violations.append(f"stuck: {now} inputs left and none taken for {STALL} s ({self.stuck_report(hosts)})")
+                self.stuck = True
+                return False
             for h, host in hosts.items():
                 if host.process.poll() is not None:
                     self.violations.append(f"host {h}: the daemon exited {host.process.returncode} while it had work")
                     return False
             time.sleep(0.5)
-        self.violations.append(f"not finished after {timeout:.0f} s: {sum(len(self.pending(h)) for h in HOSTS)} "
-                               f"inputs still in the inboxes")
+        self.violations.append(f"not finished after {timeout:.0f} s: {left} inputs still in the inboxes")
         return False
 
-    def kill_while_working(self, hosts):
-        """Host A killed -9 KILLS times while it has inputs left, and started again (a new namespace
-        and a new client each time, as a host that crashed)."""
-        for _ in range(KILLS):
-            time.sleep(self.rng.uniform(0.5, 3.0))
-            if not self.pending("A"):
-                break
+    def stuck_report(self, hosts):
+        """What each daemon is blocked in, and the locks the brick has granted and queued (a daemon's
+        PID is named by its host; another PID is a process of that daemon's, such as a worker)."""
+        waits = [f"host {h} {waiting_on(host.process.pid)}" for h, host in hosts.items()]
+        names = {str(host.process.pid): f"host {h}" for h, host in hosts.items()}
+        locks = [re.sub(r"pid (\d+)", lambda m: names.get(m.group(1), m.group(0)), line)
+                 for line in gluster.lock_report(hosts["A"].volume.name)]
+        return "; ".join(waits) + ("; locks: " + "; ".join(locks) if locks else "")
+
+    def kill_while_working(self, hosts, waves):
+        """Host A killed -9 soon after it has been given work (a new wave of its inputs arrives while
+        it is down, as a phone goes on syncing), and started again: a new namespace and a new client
+        each time, as a host that crashed and came back."""
+        for wave in waves:
+            time.sleep(self.rng.uniform(0.05, 0.6))  # a kill most often lands in the middle of a revision
             hosts["A"].kill()
             self.kills += 1
-            time.sleep(self.rng.choice([0, 0.2, 1.0]))
+            for name in wave:
+                self.drop("A", name)
+            time.sleep(self.rng.choice([0, 0.1, 0.5]))
             ended = self.start(hosts["A"], "A")
             if ended:
                 raise RuntimeError(f"host A did not start again after a kill: exit {ended[0]}: {ended[1][-500:]}")
@@ -300,7 +330,11 @@ class Run:
             self.drop(h, name)
             self.wait_archived(h, name)
         before = page_images(volume.path(SHARED)) or []
-        done = hosts["B"].run([self.bin, "undo", "--config", self.configs["B"], os.path.join(self.mounts["B"], SHARED)])
+        try:
+            done = hosts["B"].run([self.bin, "undo", "--config", self.configs["B"], os.path.join(self.mounts["B"], SHARED)],
+                                  timeout=120)
+        except subprocess.TimeoutExpired as timeout:
+            done = subprocess.CompletedProcess(timeout.cmd, "timed out after 120 s", "", "")
         after = page_images(volume.path(SHARED)) or []
         removed = collections.Counter(before) - collections.Counter(after)
         added = collections.Counter(after) - collections.Counter(before)
@@ -332,11 +366,21 @@ class Run:
             hosts = {h: gluster.Host(volume, h, self.mounts[h], self.dir, self.disguise) for h in HOSTS}
             try:
                 outcome = self.exercise(volume, hosts)
-            finally:
-                codes = {h: host.stop() for h, host in hosts.items()}
+            except BaseException:
+                for host in hosts.values():  # no orderly stop on the way out: a stuck daemon would hold it up
+                    host.kill()
+                raise
+            if self.stuck:  # reported already; a daemon blocked in a lock would not stop on SIGTERM
+                for host in hosts.values():
+                    host.kill()
+                codes = {}
+            else:  # a daemon that does not stop within 60 s gets SIGKILL, its exit None
+                codes = {h: host.stop(timeout=60) for h, host in hosts.items()}
             if outcome == "ran":
                 for h, code in codes.items():
-                    if code != 0:
+                    if code is None:
+                        self.violations.append(f"host {h}: the daemon did not stop within 60 s of SIGTERM (killed)")
+                    elif code != 0:
                         self.violations.append(f"host {h}: the daemon exited {code} on SIGTERM")
             # The files as the server has them, once every client is gone: nothing cached anywhere.
             final = os.path.join(self.dir, "final")
@@ -352,9 +396,9 @@ class Run:
         ended = {h: self.start(hosts[h], h) for h in HOSTS}
         if any(ended.values()):
             return self.judge_refusal(hosts, ended)
-        self.drop_all()
+        held_back = self.drop_all(waves=KILLS + 1 if self.layout.kills else 1)
         if self.layout.kills:
-            self.kill_while_working(hosts)
+            self.kill_while_working(hosts, held_back)
         settled = self.wait_settled(hosts, timeout=180 + 2 * self.files)
         if settled and self.layout.kills:
             self.extras_and_undo(hosts, volume)
@@ -376,6 +420,26 @@ class Run:
             if ended[h] and host.process.poll() is not None:
                 self.ingest_refused(host, h)
         return "refused"
+
+
+def waiting_on(pid):
+    """What a process's main thread is blocked in, for a stuck run's report: the system call (x86-64
+    numbers) and the file of its first argument, e.g. "in flock(.../Shared.pdf)"."""
+    names = {0: "read", 1: "write", 2: "open", 7: "poll", 72: "fcntl", 73: "flock", 74: "fsync", 75: "fdatasync",
+             202: "futex", 232: "epoll_wait", 257: "openat", 262: "newfstatat", 270: "pselect6", 271: "ppoll"}
+    try:
+        with open(f"/proc/{pid}/syscall") as f:
+            fields = f.read().split()
+    except OSError:
+        return "(gone)"
+    if not fields or not fields[0].isdigit():
+        return f"running ({' '.join(fields[:1])})"
+    call = names.get(int(fields[0]), f"syscall {fields[0]}")
+    try:
+        target = os.readlink(f"/proc/{pid}/fd/{int(fields[1], 16)}")
+    except (OSError, ValueError, IndexError):
+        target = fields[1] if len(fields) > 1 else ""
+    return f"in {call}({target})"
 
 
 def refusal_line(output):
@@ -526,11 +590,28 @@ def table(results):
     return "\n".join(lines)
 
 
+def default_binary():
+    return os.environ.get("PDFTRAPPER_BIN", os.path.join(ROOT, ".build", "debug", "pdftrapper"))
+
+
+def run_layouts(layouts, arguments, seed, scratch, results):
+    """Each layout on a volume of its own, its result printed as soon as it is known."""
+    for layout in layouts:
+        started = time.monotonic()
+        run = Run(os.path.join(scratch, layout.name), layout, os.path.abspath(arguments.bin), arguments.files, seed,
+                  arguments.disguise)
+        result = check(run, run.run())
+        result["seconds"] = round(time.monotonic() - started, 1)
+        results.append(result)
+        print_result(result)
+        sys.stdout.flush()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=300, help="inputs per host (default 300)")
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--bin", default=os.environ.get("PDFTRAPPER_BIN", os.path.join(ROOT, ".build", "debug", "pdftrapper")))
+    parser.add_argument("--bin", default=default_binary(), help="default: $PDFTRAPPER_BIN, else .build/debug/pdftrapper")
     parser.add_argument("--layout", action="append", type=Layout, help="repeatable; default: " + ", ".join(DEFAULT_LAYOUTS))
     parser.add_argument("--json", metavar="FILE", help="every layout's result, every loss and violation, as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (always kept on a failure)")
@@ -549,22 +630,16 @@ def main():
         return 2
     # SIGTERM (make's timeout, a CI job cancelled) unwinds like Ctrl+C, so every volume, client and
     # daemon is ended on the way out.
-    import signal
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     scratch = tempfile.mkdtemp(prefix="pdftrapper-multihost-")
     print(f"multihost: seed {seed}, {arguments.files} files a host, layouts {', '.join(l.name for l in layouts)}, "
           f"in {scratch}", flush=True)
     results = []
-    for layout in layouts:
-        started = time.monotonic()
-        run = Run(os.path.join(scratch, layout.name), layout, os.path.abspath(arguments.bin), arguments.files, seed,
-                  arguments.disguise)
-        os.makedirs(run.dir, exist_ok=True)
-        result = check(run, run.run())
-        result["seconds"] = round(time.monotonic() - started, 1)
-        results.append(result)
-        print_result(result)
-        sys.stdout.flush()
+    try:
+        run_layouts(layouts, arguments, seed, scratch, results)
+    except BaseException:
+        print(f"multihost: stopped; scratch folder kept: {scratch}")
+        raise
     print("\n" + table(results))
     if arguments.json:
         with open(arguments.json, "w") as f:
