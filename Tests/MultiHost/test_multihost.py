@@ -39,7 +39,8 @@ class MultiHost(unittest.TestCase):
             summary = [line for line in run.stdout.splitlines() if line.startswith("multihost: ") and "committed" in line]
             self.assertEqual(len(summary), 1, run.stdout + run.stderr[-3000:])
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr[-3000:])
-            results = {r["layout"]: r for r in json.load(open(report.name))["results"]}
+            with open(report.name) as f:
+                results = {r["layout"]: r for r in json.load(f)["results"]}
         self.assertEqual(sorted(results), sorted(multihost.DEFAULT_LAYOUTS))
         for name, result in results.items():
             with self.subTest(layout=name):
