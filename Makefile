@@ -66,6 +66,7 @@ bench: build
 	python3 bench/web.py $(BIN)
 	python3 bench/upload.py $(BIN)
 	python3 bench/events.py $(BIN)
+	python3 bench/multihost.py $(BIN)
 
 # libFuzzer on every parser (fuzz/README.md): SECONDS each, default 30.
 SECONDS ?= 30
