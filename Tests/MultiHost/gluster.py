@@ -163,9 +163,13 @@ class Volume:
         # force: the brick is on the root file system, which gluster otherwise refuses.
         gluster("volume", "create", self.name, f"{BRICK_HOST}:{self.brick}", "force")
         self.made = True
-        if self.caches == "off":
-            for key, value in COHERENT_VOLUME_OPTIONS.items():
+        for key, value in COHERENT_VOLUME_OPTIONS.items():
+            if self.caches == "off":
                 gluster("volume", "set", self.name, key, value)
+            # As asked, either way: "as installed" must really be Debian's defaults.
+            now = gluster("volume", "get", self.name, key).stdout.split()[-1]
+            if (now == value) != (self.caches == "off"):
+                raise RuntimeError(f"volume {self.name}: {key} is {now}, with caches {self.caches}")
         gluster("volume", "start", self.name)
         return self
 
@@ -282,7 +286,20 @@ class Host:
         self.process = subprocess.Popen(wrapped, stdout=log, stderr=log, stdin=subprocess.DEVNULL,
                                         preexec_fn=_die_with_parent)
         self.namespace = self._wait_namespace(ns_file, self.process)
+        if self.namespace:
+            self._check_client()
         return self.process
+
+    def _check_client(self):
+        """The client in the namespace runs with the options asked for: a layout said to have its
+        caches off must not be measured on a client that caches."""
+        found = clients(self.volume.name, self.namespace)
+        if len(found) != 1:
+            raise RuntimeError(f"host {self.name}: {len(found)} glusterfs clients in its namespace, not 1")
+        arguments = [a.decode() for a in _cmdline(found[0])]
+        for option in filter(None, self.volume.mount_options.split(",")):
+            if f"--{option}" not in arguments:
+                raise RuntimeError(f"host {self.name}: the client runs without --{option}: {' '.join(arguments)}")
 
     def _wait_namespace(self, ns_file, process, timeout=60):
         """The namespace the shell wrote once the mount was up; None when the command ended first
