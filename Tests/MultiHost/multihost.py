@@ -146,6 +146,7 @@ def page_images(path):
         for page in pages:
             try:
                 images = [x.get_object() for x in page["/Resources"]["/XObject"].values()]
+                # The stream's bytes as stored: for a JPEG kept as it is (DCTDecode), the input file itself.
                 shas.append(hashlib.sha256(images[0]._data).hexdigest())
             except Exception:
                 shas.append(None)
@@ -178,13 +179,15 @@ def readers(path, pages):
 # One layout, run.
 
 class Run:
+    """One layout: its volume, two hosts with their folders and configs, its inputs; run() does the
+    whole thing and leaves what check() reads (final/, the hosts' folders, logs and events)."""
+
     def __init__(self, folder, layout, binary, files, seed, disguise=False):
         self.dir, self.layout, self.bin, self.files, self.seed = folder, layout, binary, files, seed
         self.disguise = disguise
         self.rng = random.Random(f"{seed}:{layout.name}")
         self.inputs = Inputs()
         self.violations = []
-        self.notes = []
         self.events = os.path.join(folder, "events")
         os.makedirs(self.events)
         self.host_dirs = {h: os.path.join(folder, f"host{h}") for h in HOSTS}
