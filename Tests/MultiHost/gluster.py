@@ -185,6 +185,20 @@ class Volume:
             remove_volume(self.name)
             self.made = False
         shutil.rmtree(self.brick, ignore_errors=True)
+        self._take_logs()
+
+    def _take_logs(self):
+        """Gluster logs each client and brick under /var/log/glusterfs, named after its path: those of
+        this volume's folder are moved into it (gluster-logs/), kept with a failed run's scratch folder
+        and gone with a passed one's, rather than piling up."""
+        folder = os.path.dirname(self.brick)
+        stem = folder.strip("/").replace("/", "-")
+        kept = os.path.join(folder, "gluster-logs")
+        for logs in ("/var/log/glusterfs", "/var/log/glusterfs/bricks"):
+            for name in os.listdir(logs) if os.path.isdir(logs) else []:
+                if name.startswith(stem + "-") and name.endswith(".log"):
+                    os.makedirs(kept, exist_ok=True)
+                    shutil.move(os.path.join(logs, name), os.path.join(kept, name))
 
     def path(self, relative):
         """A file of the volume read on the server, past every client and its caches."""
