@@ -5,7 +5,7 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/pdftrapper
 
-.PHONY: all deps build test demo bench fuzz soak second-writer-soak powerloss man install uninstall deb clean
+.PHONY: all deps build test demo bench fuzz soak second-writer-soak multihost powerloss man install uninstall deb clean
 
 all: build
 
@@ -33,6 +33,11 @@ test: deps
 	# Another program saving the targets (rewrites, appends, copies renamed over them, with and without
 	# flock) while the daemon ingests, edits and is killed: 75 s on a fixed seed (Tests/Soak/README.md).
 	cd Tests/Soak && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_second_writer
+	# Several hosts, one library, on a real GlusterFS the test makes on 127.0.0.2: two daemons, each in
+	# a mount namespace of its own with its own FUSE client; 20 files a host in every layout, and one
+	# with kills and an undo from the other host (Tests/MultiHost/README.md). Skipped, with the
+	# reason, when not root, without /dev/fuse or when gluster cannot be started.
+	cd Tests/MultiHost && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_multihost
 	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
 	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
 	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload test_slow_clients test_library test_unsaved
@@ -61,6 +66,7 @@ bench: build
 	python3 bench/web.py $(BIN)
 	python3 bench/upload.py $(BIN)
 	python3 bench/events.py $(BIN)
+	python3 bench/multihost.py $(BIN)
 
 # libFuzzer on every parser (fuzz/README.md): SECONDS each, default 30.
 SECONDS ?= 30
@@ -83,6 +89,16 @@ SEED ?=
 second-writer-soak: deps
 	$(SWIFT) build
 	python3 Tests/Soak/second_writer.py --seconds $(SOAK_SECONDS) $(if $(SEED),--seed $(SEED)) --bin $(CURDIR)/.build/debug/pdftrapper
+
+# Several hosts, one library (Tests/MultiHost/README.md): two daemons on one GlusterFS volume, each
+# host a mount namespace with its own FUSE client; every layout (own paths or one path, Gluster as
+# installed or with its caches off, kills and an undo from the other host), FILES inputs a host
+# (default 300), on SEED (default a new one, printed). Needs root. Its last line: "multihost: N pages
+# committed, L lost, V violations"; exit 1 on any loss or violation.
+FILES ?= 300
+multihost: deps
+	$(SWIFT) build
+	python3 Tests/MultiHost/multihost.py --files $(FILES) $(if $(SEED),--seed $(SEED)) --bin $(CURDIR)/.build/debug/pdftrapper
 
 # Power loss, explored (Tests/PowerLoss/README.md): every path that writes recorded under strace,
 # every crash state the model allows rebuilt, recovered, run and checked. Its last line:

@@ -29,6 +29,9 @@ tool_packages+=(chromium chromium-driver)
 # photos: libheif's (heif-enc, heif-convert; heif-make is built on libheif-dev), libavif's avifenc
 # (10-bit AVIF), libwebp's cwebp, webpmux and dwebp.
 tool_packages+=(libheif-examples libavif-bin webp)
+# GlusterFS, server and FUSE client: the multi-host tests (Tests/MultiHost) make a volume on a loopback
+# address and mount it once per "host", and bench/multihost.py times appends through the mount.
+tool_packages+=(glusterfs-server glusterfs-client)
 # ImageMagick warps the rendered pages of the find_page tests into phone photos (-distort
 # Perspective), and is the warp bench/photo.py times ours against.
 tool_packages+=(imagemagick)
