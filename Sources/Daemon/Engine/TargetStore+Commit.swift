@@ -54,7 +54,7 @@ extension TargetStore {
                 return try appendOrRepair(target, held.key, file, origin, claims, build)
             } catch let replaced as Replaced where attempt < Self.attempts {
                 log.append("\(target): \(replaced.reason); writing the revision again")
-                held.file = try lockFile(target)
+                try held.relockFile(self, target)
             } catch let replaced as Replaced {
                 throw EngineError.busy(target: target, reason: "\(replaced.reason), \(Self.attempts) times; nothing of the revision was kept")
             }
@@ -228,7 +228,8 @@ extension TargetStore {
         guard let descriptor = try? folders.open(target, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC),
               let source = try? PDFFileSource(descriptor: descriptor, path: target),
               let opened = FileIdentity.of(descriptor: descriptor), opened.isSameFile(as: file.identity), opened.size == end,
-              let found = try? source.read(offset: base, count: min(end - base, marker.utf8.count + 3)) else { return false }
+              let found = try? source.read(offset: base, count: min(end - base, marker.utf8.count + 3)),
+              found.count > marker.utf8.count + 1 else { return false }  // a read cut short proves nothing
         return Self.beginsWithMarker(found, marker)
     }
 

@@ -59,7 +59,7 @@ public final class TargetStore {
         var held = Held(journal: journal, file: try lockFile(target), key: key)
         try recover(key)
         // Recovery may have removed a half-made target, or put another file in its place.
-        if held.file?.isStillAtPath != true { held.file = try lockFile(target) }
+        if held.file?.isStillAtPath != true { try held.relockFile(self, target) }
         return held
     }
 
@@ -260,6 +260,15 @@ public final class TargetStore {
 }
 
 extension TargetStore.Held {
+    /// Takes the target's file lock again, on whatever file is at its path now. The old lock goes
+    /// first: when it was on that same file (a stale view said it was replaced), taking the new
+    /// one while holding it would wait on ourselves for ever. The journal lock, held throughout,
+    /// keeps every other PDFTrapper process out meanwhile.
+    mutating func relockFile(_ store: TargetStore, _ target: String) throws(EngineError) {
+        file = nil
+        file = try store.lockFile(target)
+    }
+
     /// The target's bytes for reading: the locked file's, whatever is at the path meanwhile.
     func source(_ target: String) throws -> PDFFileSource {
         guard let file else { return try PDFFileSource(path: target) }
