@@ -475,6 +475,24 @@ def reported(run):
     return names & set(run.inputs.by_name)
 
 
+def repairs(run):
+    """Full rewrites ("repaired by a full rewrite" in a daemon's log, or a revision event made by
+    "repair"): none may happen, since no target here is damaged; one would mean a host judged a
+    file another host was writing by a torn view of it (issue 43, point 3)."""
+    found = []
+    for entry in sorted(os.listdir(run.events)):
+        if entry.endswith(".json"):
+            with open(os.path.join(run.events, entry)) as f:
+                event = json.load(f)
+            if event.get("event") == "revision" and event.get("made_by") == "repair":
+                found.append(f"event {entry}: {event.get('summary', '')}")
+    for h in HOSTS:
+        if os.path.exists(run.logs[h]):
+            with open(run.logs[h], errors="replace") as f:
+                found += [f"host {h}: {line.strip()}" for line in f if "repaired by a full rewrite" in line]
+    return found
+
+
 def quarantined(run, h):
     """Host h's quarantined inputs: name -> its note's first line (None without a note)."""
     folder = os.path.join(run.host_dirs[h], "quarantine")
@@ -514,6 +532,8 @@ def check(run, outcome):
         strangers = sum(n for sha, n in pages[name].items() if sha not in run.inputs.by_sha)
         if strangers:
             run.violations.append(f"{name}: {strangers} pages no input made")
+    for repair in repairs(run):
+        run.violations.append(f"a host rewrote a target another host shares: {repair}")
     committed = reported(run)
     undone = set(run.undo["removed"]) if run.undo and run.undo["exit"] == 0 else set()
     held = {}
