@@ -63,6 +63,13 @@ public struct SharedMount: Sendable, Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A file system other hosts (or another kernel's client) may change under this one: a
+    /// network or cluster file system, or FUSE. Only through such a mount can a file's size, read
+    /// under the lock, be a stale view.
+    public var isShared: Bool {
+        type.hasPrefix("fuse.") || ["nfs", "nfs4", "cifs", "smb3", "ceph", "9p", "afs", "lustre", "gpfs", "ocfs2", "gfs2", "beegfs"].contains(type)
+    }
+
     /// Why appends under a lock through this mount can be lost, naming what to set; nil when it
     /// is coherent (a local file system, or a shared one mounted as this project tested or as its
     /// documentation requires). `read` reads a file, `list` a folder (GlusterFS's `.meta`).

@@ -206,12 +206,14 @@ extension TargetStore {
         }
     }
 
-    /// A file shorter than PDFTrapper's last revision in it, as the shared state records that, may
-    /// be a stale view (a client of a shared file system that cached the size before another
-    /// host's append): it is looked at again, through new descriptors, before it is read. A file
-    /// that stays shorter was cut or saved anew by another program, and is written as it is.
+    /// On a shared file system, a file shorter than PDFTrapper's last revision in it, as the
+    /// shared state records that, may be a stale view (a client that cached the size before
+    /// another host's append): it is looked at again, through new descriptors, before it is read.
+    /// A file that stays shorter was cut or saved anew by another program, and is written as it
+    /// is. (On a local file system what the lock holder sees is the file: no wait.)
     private func waitUntilNotBehind(_ target: String, _ key: String, _ file: TargetLock) {
-        guard let last = loadState(key, target).lastWrite else { return }
+        guard mount(of: (target as NSString).deletingLastPathComponent).shared,
+              let last = loadState(key, target).lastWrite else { return }
         for pause in [0, 10, 50, 200] {
             usleep(useconds_t(pause * 1000))
             let fresh = file.openForReading()

@@ -13,13 +13,22 @@ extension TargetStore {
     /// Refuses a folder on a shared mount that would let another host's revision be written over
     /// (SharedMount); each folder is looked at once per store.
     func refuseIncoherent(_ folder: String) throws(EngineError) {
-        let verdict: String?
-        if let known = checkedFolders[folder] {
-            verdict = known
-        } else {
-            verdict = SharedMount.containing(folder)?.incoherence()
-            checkedFolders[folder] = .some(verdict)
-        }
-        if let verdict { throw .incoherent(reason: verdict) }
+        if let reason = mount(of: folder).refusal { throw .incoherent(reason: reason) }
+    }
+
+    /// What the mount holding `folder` is, as far as writing goes (looked at once per folder).
+    func mount(of folder: String) -> CheckedMount {
+        if let known = checkedFolders[folder] { return known }
+        let mount = SharedMount.containing(folder)
+        let checked = CheckedMount(shared: mount?.isShared ?? false, refusal: mount?.incoherence())
+        checkedFolders[folder] = checked
+        return checked
+    }
+
+    struct CheckedMount {
+        /// Other hosts may write through another client (SharedMount.isShared).
+        var shared: Bool
+        /// Why nothing may be written there, naming what to set; nil when it may.
+        var refusal: String?
     }
 }

@@ -18,8 +18,8 @@ public final class TargetStore {
     public let folders: ConfinedFolders
     /// Where each revision's event is queued before its journal record goes; nil: nobody subscribes.
     public var outbox: EventOutbox?
-    /// Folders whose mount was looked at (SharedMount), and why each is refused (nil: it is not).
-    var checkedFolders: [String: String?] = [:]
+    /// Folders whose mount was looked at (SharedMount).
+    var checkedFolders: [String: CheckedMount] = [:]
 
     public init(state: StateDirectory, decoder: any PDFStreamDecoding, folders: ConfinedFolders? = nil) throws(EngineError) {
         self.state = state
