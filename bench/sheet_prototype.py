@@ -202,6 +202,11 @@ class Photo:
         gy = cv2.Sobel(self.grey, cv2.CV_32F, 0, 1, ksize=3)
         self.gx, self.gy = gx, gy
         self.magnitude = cv2.magnitude(gx, gy)
+        quarter = (max(1, self.w // 4), max(1, self.h // 4))
+        self.small_lab = cv2.resize(self.lab, quarter, interpolation=cv2.INTER_AREA)
+        # texture: how much the grey level moves pixel to pixel (wood grain, cloth, print), at 1/4
+        self.small_texture = cv2.resize(np.abs(cv2.Laplacian(self.grey, cv2.CV_32F)), quarter,
+                                        interpolation=cv2.INTER_AREA)
 
 
 def side_samples(p, q, centre, spacing=3.0, trim=0.1):
@@ -589,23 +594,48 @@ def contains(outer, inner, slack):
     return True
 
 
-HOLD = 0.05  # a larger candidate holding the best one replaces it only if its evidence is nearly as good
+def ring_is_sheet(photo, outer, inner):
+    """Whether the ring between `inner` and a larger `outer` holding it looks unlike what lies
+    just outside `outer` (colour and texture): then it is more sheet, and `outer` the sheet's edge;
+    wood or cloth like the table around it would make `outer` a quadrilateral of table."""
+    small = photo.small_lab
+    f = small.shape[1] / photo.w
+    big = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillConvexPoly(big, np.round(outer * f).astype(np.int32), 255)
+    hole = np.zeros_like(big)
+    cv2.fillConvexPoly(hole, np.round(inner * f).astype(np.int32), 255)
+    ring = cv2.subtract(big, cv2.dilate(hole, np.ones((3, 3), np.uint8)))
+    width = max(3, int(0.03 * max(small.shape[:2])))
+    around = cv2.subtract(cv2.dilate(big, np.ones((width, width), np.uint8)), cv2.dilate(big, np.ones((3, 3), np.uint8)))
+    if cv2.countNonZero(ring) < 20 or cv2.countNonZero(around) < 20:
+        return True
+    features = []
+    for mask in (ring, around):
+        pixels = small[mask > 0]
+        features.append(np.concatenate([np.median(pixels, axis=0), [photo.small_texture[mask > 0].mean()]]))
+    return float(np.linalg.norm(features[0] - features[1])) >= STEP
 
 
-def choose(found, diagonal):
+HOLD = 0.15  # how much weaker the evidence of a larger candidate holding the best one may be
+
+
+def choose(found, photo):
     """The best-supported convincing candidate; then, as long as a larger convincing one holds it
-    with nearly as good evidence (a sheet holds printed boxes, pictures and stripes; a quadrilateral
-    of table around the sheet has a weaker side in the grain), that one instead."""
+    with evidence nearly as good and the ring between them is not like the table around the larger
+    one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of wood grain around a
+    sheet holds more wood), the largest of those instead."""
     convincing = [j for j in found if j["score"] >= ACCEPT]
     if not convincing:
         return None
     best = max(convincing, key=lambda j: j["score"])
+    floor = best["score"] - HOLD
     while True:
-        outer = [j for j in convincing if j["area"] > 1.15 * best["area"]
-                 and j["score"] >= best["score"] - HOLD and contains(j["quad"], best["quad"], 0.01 * diagonal)]
+        outer = [j for j in convincing if j["area"] > 1.15 * best["area"] and j["score"] >= floor
+                 and contains(j["quad"], best["quad"], 0.01 * photo.diagonal)
+                 and ring_is_sheet(photo, j["quad"], best["quad"])]
         if not outer:
             return best
-        best = max(outer, key=lambda j: j["score"])
+        best = max(outer, key=lambda j: j["area"])
 
 
 MARGIN = 0.003  # the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
@@ -629,7 +659,11 @@ def find_sheet(path, debug=None):
     image, scale, size, f35 = load(path)
     photo = Photo(image)
     found = candidates(photo)
-    best = choose(found, photo.diagonal)
+    best = choose(found, photo)
+    if best is not None and "refined" not in best["source"]:
+        refined = judge(photo, refine(photo, best["quad"]), best["source"] + "+refined")
+        if refined is not None and refined["score"] >= min(ACCEPT, best["score"] - 0.02):
+            best = refined
     if debug is not None:
         draw(photo, found, best, debug)
     if best is None:
