@@ -209,7 +209,7 @@ class Photo:
                                         interpolation=cv2.INTER_AREA)
 
 
-def side_samples(p, q, centre, spacing=3.0, trim=0.1):
+def side_samples(p, q, centre, spacing=4.0, trim=0.1):
     """Points along the side p-q (its ends trimmed: corners are rounded, curled or covered) and the
     outward unit normal."""
     d = q - p
@@ -419,7 +419,7 @@ def merged_lines(photo, level=1):
     return out
 
 
-def line_candidates(photo, keep=30, best=40):
+def line_candidates(photo, keep=30, best=24):
     """Quadrilaterals from the strongest merged lines, two nearly-parallel pairs crossing each
     other, ranked by how much of each of the four sides line segments cover; all in numpy."""
     lines = merged_lines(photo)[:keep]
@@ -561,7 +561,7 @@ def candidates(photo):
     judged = []
     for source, quad in raw:
         quad = order(quad)
-        if any(same(quad, j["raw"], 0.005 * photo.diagonal) for j in judged):
+        if any(same(quad, j["raw"], 0.01 * photo.diagonal) for j in judged):
             continue
         j = judge(photo, quad, source)
         if j is None:
@@ -571,12 +571,13 @@ def candidates(photo):
     judged.sort(key=lambda j: -j["score"])
     # refine the leaders: their corners then sit where the edges really are
     out = []
-    for j in judged[:12]:
+    for j in judged[:REFINED]:
         refined = judge(photo, refine(photo, j["quad"]), j["source"] + "+refined")
         out.append(refined if refined is not None and refined["score"] >= j["score"] - 0.02 else j)
-    return out + judged[12:]
+    return out + judged[REFINED:]
 
 
+REFINED = 8  # how many of the best candidates are refined
 ACCEPT = 0.6  # the least score taken as a sheet
 
 
