@@ -178,6 +178,20 @@ def perspective_proportions(quad, size, f35):
     return max(ratio, 1 / ratio), ratio, method, f
 
 
+def proportions_at(quad, size, f35):
+    """Long over short of the rectangle seen as `quad`, with the focal length given (35 mm
+    equivalent) instead of measured."""
+    w, h = size
+    centre = np.array([w / 2, h / 2])
+    tl, tr, br, bl = [np.append(np.asarray(p, float) - centre, 1.0) for p in quad]
+    k2 = np.dot(np.cross(tl, br), bl) / np.dot(np.cross(tr, br), bl)
+    k3 = np.dot(np.cross(tl, br), tr) / np.dot(np.cross(bl, br), tr)
+    n2, n3 = k2 * tr - tl, k3 * bl - tl
+    f = f35 / 43.27 * math.hypot(w, h)
+    ratio = math.sqrt(n2[0] ** 2 + n2[1] ** 2 + f * f * n2[2] ** 2) / math.sqrt(n3[0] ** 2 + n3[1] ** 2 + f * f * n3[2] ** 2)
+    return max(ratio, 1 / ratio)
+
+
 def snap(proportions):
     """The known paper within 2 %, if any: (name, its proportions) or (None, proportions)."""
     best = min(PAPERS.items(), key=lambda kv: abs(proportions / kv[1] - 1))
@@ -255,10 +269,14 @@ def evidence(photo, q):
     # an edge here: somewhere within 2 px of the side the gradient runs across it (within 30
     # degrees) and is strong; wood grain or a shadow crossing at an angle fails one or the other
     aligned = ((across > 2 * along) & (across >= EDGE)).any(axis=1)
-    visible = ((both[..., 0] >= 0) & (both[..., 0] <= photo.w - 1) &
-               (both[..., 1] >= 0) & (both[..., 1] <= photo.h - 1)).all(axis=1)
+    within = ((both[..., 0] >= 0) & (both[..., 0] <= photo.w - 1) &
+              (both[..., 1] >= 0) & (both[..., 1] <= photo.h - 1))
+    # near the frame only part of the outer strip is in the photo: its nearest sample will do
+    visible = within[:, :k].all(axis=1) & within[:, k] & within[:, 2 * k:].all(axis=1)
     values = cv2.remap(photo.lab, both[..., 0], both[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    inside, outside = values[:, :k].mean(axis=1), values[:, k:2 * k].mean(axis=1)
+    weight = within[:, k:2 * k, None].astype(np.float32)
+    inside = values[:, :k].mean(axis=1)
+    outside = (values[:, k:2 * k] * weight).sum(axis=1) / np.maximum(1, weight.sum(axis=1))
     diff = inside - outside  # Lab
     step = np.sqrt((diff * diff).sum(axis=1))
     # a printed or drawn line has paper on both sides and ink on it: on the side the colour leaves
