@@ -32,7 +32,7 @@ import argparse, math, os, sys
 import cv2
 import numpy as np
 
-WORK = 1024  # long side of the working image, pixels
+WORK = 768  # long side of the working image, pixels
 MIN_AREA = 0.05  # a sheet covers at least this share of the photo
 STEP = 10.0  # colour difference across a side (Lab, OpenCV's 8-bit scale) that counts as an edge
 DEFAULT_F35 = 27.0  # a phone's main camera, 35 mm-equivalent focal length, when EXIF has none
@@ -596,7 +596,7 @@ def candidates(photo):
 
 
 REFINED = 8  # how many of the best candidates are refined
-ACCEPT = 0.6  # the least score taken as a sheet
+ACCEPT = 0.7  # the least score taken as a sheet
 
 
 def contains(outer, inner, slack):
