@@ -15,17 +15,25 @@ evidence, or why no sheet was taken. Measured against the other finders by bench
    - lines: LSD line segments, merged into long lines, combined two nearly-parallel pairs at a time
      into quadrilaterals, ranked by how much of each side the segments cover;
    - regions: the bright, unsaturated region (Otsu on a "paper-likeness" channel) and its outline.
-3. Every candidate's corners are refined: each side is refitted to the edge points along it (a
-   robust line fit), and the corners are where the fitted sides meet, so rounded or covered corners
-   sit where the straight edges meet, as the marks do.
-4. Evidence for each: along each side, the colour just inside against just outside (a step, not a
-   printed line: a line has paper on both sides), the share of the side where that step is there,
-   and whether it keeps one sign along the side; angles, area, convexity; the proportions under
-   perspective against the known paper sizes. The best-supported large candidate is taken, or
-   none when no candidate has a step along all four sides.
-5. Proportions: the focal-length method (a rectangle seen in perspective fixes the camera's focal
+3. Evidence for each (shape first: convex, at least MIN_AREA of the photo, angles 35-145 degrees,
+   corners at most 2 % of the diagonal outside the photo): along each side, the colour just inside
+   against just outside (4-10 px away), counted where that step is at least STEP, an edge of at
+   least EDGE runs along the side within 2 px, and the colour on the side is not off the midway
+   by more than the step (that is a printed or drawn line, with paper on both sides); also whether
+   the step keeps one direction along the side. Score: half the mean, half the least of the four
+   sides' shares.
+4. The best REFINED candidates are refined: each side refitted to the strongest edge of its own
+   polarity within REACH (a robust line fit), corners where the fitted sides meet, so rounded or
+   covered corners sit where the straight edges meet, as the marks do.
+5. Choice: the best-scoring candidate of at least ACCEPT, or none. Then, while a larger convincing
+   candidate holds it, with a score no more than HOLD lower, and the ring between the two does not
+   look like the table just outside the larger one, the largest such (a card around its magnetic
+   stripe, a sheet around a drawn box; not a quadrilateral of wood grain around a sheet). The cut
+   is widened by MARGIN of the diagonal: a sliver of table rather than a sliver less sheet.
+6. Proportions: the focal-length method (a rectangle seen in perspective fixes the camera's focal
    length and then its own width over height); when the view is too frontal for that, the EXIF
    35 mm-equivalent focal length, else a phone's typical 27 mm. Snapped to a known paper within 2 %.
+   Not yet used as evidence for choosing.
 """
 import argparse, math, os, sys
 
@@ -215,7 +223,6 @@ class Photo:
         gx = cv2.Sobel(self.grey, cv2.CV_32F, 1, 0, ksize=3)
         gy = cv2.Sobel(self.grey, cv2.CV_32F, 0, 1, ksize=3)
         self.gx, self.gy = gx, gy
-        self.magnitude = cv2.magnitude(gx, gy)
         quarter = (max(1, self.w // 4), max(1, self.h // 4))
         self.small_lab = cv2.resize(self.lab, quarter, interpolation=cv2.INTER_AREA)
         # texture: how much the grey level moves pixel to pixel (wood grain, cloth, print), at 1/4
