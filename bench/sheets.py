@@ -20,8 +20,12 @@ sheet in the same process; the best of N runs per photo, then the median (p50) o
 """
 import argparse, json, math, os, statistics, sys, tempfile, time
 
-import cv2
-import numpy as np
+try:
+    import cv2
+    import numpy as np
+except ImportError as missing:
+    sys.exit(f"sheets: skipped, {missing.name} is missing (apt-get install python3-opencv, or pip install "
+             "opencv-python-headless==4.6.0.66 'numpy<2': OpenCV 4.6 as Debian 12 has it)")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
