@@ -24,8 +24,9 @@ try:
     import cv2
     import numpy as np
 except ImportError as missing:
-    sys.exit(f"sheets: skipped, {missing.name} is missing (apt-get install python3-opencv, or pip install "
-             "opencv-python-headless==4.6.0.66 'numpy<2': OpenCV 4.6 as Debian 12 has it)")
+    print(f"sheets: skipped, {missing.name} is missing (apt-get install python3-opencv, or pip install "
+          "opencv-python-headless==4.6.0.66 'numpy<2': OpenCV 4.6 as Debian 12 has it)")
+    sys.exit(0)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
