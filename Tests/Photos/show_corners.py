@@ -102,6 +102,9 @@ def main():
     parser.add_argument("--size", type=int, default=1200, help="longest side of a drawing (default 1200)")
     parser.add_argument("--zoom", action="store_true", help="also save full-resolution crops of the corners")
     args = parser.parse_args()
+    if not os.path.isdir(args.photos):
+        print(f"show_corners: skipped, {args.photos} is missing (the real photos are not part of a clone)")
+        return 0
 
     with open(args.corners) as f:
         entries = json.load(f)
