@@ -1,0 +1,61 @@
+// The sheet finder's OpenCV half (issue 42): candidate quadrilaterals found several ways in a phone
+// photo, each judged by the evidence along its four sides, the most convincing chosen. Built as its
+// own shared library, libPDFTrapperVision.so, which the Imaging adapter opens on first use (as it
+// opens tesseract or poppler), so that a command that never finds a sheet never loads OpenCV.
+// Plain C: Swift calls it through a table of function pointers (Sources/CSheetVision/shim.h).
+#pragma once
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PTCV_MAX_CANDIDATES 12
+
+/// One quadrilateral and its evidence. Corners in the input image's pixels (pixel centres),
+/// clockwise from the corner nearest the top left: x0, y0, x1, y1, x2, y2, x3, y3. Sides in the same
+/// order: side i runs from corner i to corner i + 1.
+typedef struct ptcv_candidate {
+    double corners[8];
+    /// 0-1: half the mean, half the least of the four sides' support.
+    double score;
+    /// Per side, the share of it where the colour steps across it (inside against outside), an edge
+    /// runs along it, and it is not a printed line, weighted by how consistently the step keeps one
+    /// direction.
+    double support[4];
+    /// Per side, the median colour step across it (CIE Lab on OpenCV's 8-bit scale).
+    double step[4];
+    /// Its share of the image's area.
+    double area;
+    /// How it was found: "edges/1", "lines", "region/paper", with "+refined" when its sides were
+    /// refitted to the edges nearby.
+    char source[32];
+} ptcv_candidate;
+
+typedef struct ptcv_result {
+    /// The index in `candidates` of the sheet taken, or -1 when no candidate is convincing.
+    int chosen;
+    /// How many candidates follow, best score first.
+    int count;
+    /// How many quadrilaterals were found and judged in all, before the best were kept.
+    int judged;
+    /// The score a candidate needs to be taken.
+    double accept;
+    /// The chosen candidate's corners, each side moved outward by a small margin (a sliver of table
+    /// rather than a sliver less sheet); as `corners` above. Unset when `chosen` is -1.
+    double cut[8];
+    ptcv_candidate candidates[PTCV_MAX_CANDIDATES];
+} ptcv_result;
+
+/// Finds the sheet in `rgb`: 8-bit RGB, `height` rows of `stride` bytes, `width` pixels each; the
+/// photo upright and reduced to about 768 pixels on its long side. Returns 0, or -1 with a one-line
+/// reason in `error` (at most `error_size` bytes with its NUL) when OpenCV fails.
+int ptcv_find_sheet(const unsigned char *rgb, int width, int height, int stride, ptcv_result *result,
+                    char *error, size_t error_size);
+
+/// The OpenCV version the library was built with ("4.6.0").
+const char *ptcv_opencv_version(void);
+
+#ifdef __cplusplus
+}
+#endif
