@@ -116,6 +116,8 @@ USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MANDIR ?= $(PREFIX)/share/man
+# find_page's OpenCV half, opened on first use (the binary looks beside itself: ../lib/pdftrapper).
+VISIONDIR ?= $(PREFIX)/lib/pdftrapper
 # The workspace's own HTML, CSS and JavaScript (the server looks beside the binary: ../share/pdftrapper/web).
 WEBDIR ?= $(PREFIX)/share/pdftrapper/web
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -133,6 +135,7 @@ man/%: man/%.scd
 install: man
 	$(SWIFT) build $(RELEASE_FLAGS)
 	install -Dm755 $(BIN) $(DESTDIR)$(BINDIR)/pdftrapper
+	install -Dm644 .build/release/libPDFTrapperVision.so $(DESTDIR)$(VISIONDIR)/libPDFTrapperVision.so
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR)
 	sed 's|/usr/bin/pdftrapper|$(BINDIR)/pdftrapper|' systemd/pdftrapper.service > $(DESTDIR)$(UNITDIR)/pdftrapper.service
 	sed 's|/usr/bin/pdftrapper|$(BINDIR)/pdftrapper|' systemd/user/pdftrapper.service > $(DESTDIR)$(USERUNITDIR)/pdftrapper.service
@@ -158,7 +161,7 @@ uninstall:
 		$(DESTDIR)$(SYSUSERSDIR)/pdftrapper.conf $(DESTDIR)$(TMPFILESDIR)/pdftrapper.conf \
 		$(DESTDIR)$(MANDIR)/man1/pdftrapper.1 $(DESTDIR)$(MANDIR)/man5/pdftrapper.toml.5 $(DESTDIR)$(MANDIR)/man5/pdftrapper-edit.5 \
 		$(DESTDIR)$(BASHCOMPLETIONDIR)/pdftrapper $(DESTDIR)$(ZSHCOMPLETIONDIR)/_pdftrapper
-	rm -rf $(DESTDIR)$(WEBDIR)
+	rm -rf $(DESTDIR)$(WEBDIR) $(DESTDIR)$(VISIONDIR)
 	rmdir $(DESTDIR)$(PREFIX)/share/pdftrapper 2>/dev/null || true
 
 # The Debian package (debian/), built from the tree into .build/deb/, then checked with lintian.

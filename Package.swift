@@ -16,6 +16,11 @@ func shim(_ name: String, pkgConfig: String? = nil, apt: String) -> Target {
 /// The include folders of a pkg-config package as -Xcc -I flags, for the targets that import its
 /// shim: poppler-glib's headers include glib's and cairo's, and `pkgConfig:` would link all three.
 func includeFlags(_ package: String) -> [String] {
+    includeFolders(package).flatMap { ["-Xcc", $0] }
+}
+
+/// The -I flags of a pkg-config package, as a C or C++ compiler takes them.
+func includeFolders(_ package: String) -> [String] {
     let pkgConfig = Process()
     pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
     pkgConfig.arguments = ["--cflags-only-I", package]
@@ -24,7 +29,7 @@ func includeFlags(_ package: String) -> [String] {
     guard (try? pkgConfig.run()) != nil else { return [] }
     let flags = output.fileHandleForReading.readDataToEndOfFile()
     pkgConfig.waitUntilExit()
-    return String(decoding: flags, as: UTF8.self).split(whereSeparator: \.isWhitespace).flatMap { ["-Xcc", String($0)] }
+    return String(decoding: flags, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
 }
 
 let package = Package(
@@ -34,6 +39,9 @@ let package = Package(
         .executable(name: "pdftrapper", targets: ["pdftrapper"]),
         // For the fuzz targets in fuzz/, a package of their own (they only link with -sanitize=fuzzer).
         .library(name: "TrapperCore", targets: ["TrapperCore"]),
+        // The sheet finder's OpenCV half, which Imaging opens on first use (Sources/CSheetVision):
+        // beside the binary in .build, in PREFIX/lib/pdftrapper when installed.
+        .library(name: "PDFTrapperVision", type: .dynamic, targets: ["SheetVision"]),
     ],
     targets: [
         // Foundation only: TOML, config, rules and templates, the PDF writer, history, journal records.
@@ -53,6 +61,7 @@ let package = Package(
         shim("CCurl", apt: "libcurl4-openssl-dev"),
         shim("CHeif", apt: "libheif-dev"),
         shim("CWebP", apt: "libwebp-dev"),
+        shim("CSheetVision", apt: "libopencv-dev"),
         // openat2(2) and renameat2(2), which glibc 2.36 does not wrap: the kernel confines paths beneath a folder.
         shim("CLinux", apt: "linux-libc-dev"),
 
@@ -65,7 +74,11 @@ let package = Package(
         .target(name: "Watching", dependencies: ["TrapperCore", "CInotifyTools"]),
         .target(name: "PDFAccess", dependencies: ["TrapperCore", "CQPDF", "CPoppler", "CZlib"],
                 swiftSettings: [.unsafeFlags(includeFlags("poppler-glib"))]),
-        .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract", "CZbar", "CHeif", "CWebP"]),
+        .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract", "CZbar", "CHeif", "CWebP", "CSheetVision"]),
+        // C++ over OpenCV's core and imgproc behind a C interface (include/sheet_vision.h): candidate
+        // sheets in a photo and the evidence for each. Linked into its own library only (above).
+        .target(name: "SheetVision", cxxSettings: [.unsafeFlags(includeFolders("opencv4"))],
+                linkerSettings: [.linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         // Webhook delivery: HTTP POSTs through libcurl.
         .target(name: "HTTPClient", dependencies: ["TrapperCore", "CCurl"]),
@@ -90,5 +103,6 @@ let package = Package(
         // Runs the real binary, as a user would.
         .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "TestSupport"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

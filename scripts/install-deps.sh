@@ -8,6 +8,8 @@ set -euo pipefail
 build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev libqpdf-dev
   libleptonica-dev libtesseract-dev libzbar-dev libsystemd-dev zlib1g-dev libssl-dev libmicrohttpd-dev
   libcurl4-openssl-dev libheif-dev libwebp-dev)
+# OpenCV's core and imgproc, behind find_page's own library (Sources/SheetVision).
+build_packages+=(libopencv-dev)
 # The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools,
 # and zint, which prints the barcodes of the separator tests.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
@@ -46,7 +48,8 @@ pip_packages+=(img2pdf reportlab)
 # The peers the benchmarks run against (img2pdf from PyPI, and qpdf, pdfunite and GNU time, are
 # above); only with --bench.
 if [ "${1:-}" = --bench ]; then
-  tool_packages+=(inotify-tools)
+  # bench/sheets.py runs the tutorial detector and the finder's prototype through OpenCV for Python.
+  tool_packages+=(inotify-tools python3-opencv)
   pip_packages+=(ocrmypdf)
 fi
 

@@ -7,7 +7,7 @@ destdir=$(mktemp -d)
 trap 'rm -rf "$destdir"' EXIT
 fail() { echo "test-install: FAILED: $*" >&2; exit 1; }
 make -C "$root" --no-print-directory install DESTDIR="$destdir" PREFIX=/opt/pdftrapper >/dev/null
-for file in bin/pdftrapper lib/systemd/system/pdftrapper.service lib/systemd/user/pdftrapper.service \
+for file in bin/pdftrapper lib/pdftrapper/libPDFTrapperVision.so lib/systemd/system/pdftrapper.service lib/systemd/user/pdftrapper.service \
             lib/sysusers.d/pdftrapper.conf lib/tmpfiles.d/pdftrapper.conf share/man/man1/pdftrapper.1 \
             share/man/man5/pdftrapper.toml.5 share/man/man5/pdftrapper-edit.5 \
             share/bash-completion/completions/pdftrapper share/zsh/vendor-completions/_pdftrapper \
@@ -17,6 +17,9 @@ for file in bin/pdftrapper lib/systemd/system/pdftrapper.service lib/systemd/use
 done
 [ -f "$destdir/etc/pdftrapper/config.toml" ] || fail "no example config in /etc/pdftrapper"
 "$destdir/opt/pdftrapper/bin/pdftrapper" --version >/dev/null || fail "the installed binary does not run"
+# find_page's OpenCV half is found where install put it, beside the binary's folder.
+"$destdir/opt/pdftrapper/bin/pdftrapper" --version | grep -q "OpenCV 4" ||
+    fail "the installed binary does not find lib/pdftrapper/libPDFTrapperVision.so: $("$destdir/opt/pdftrapper/bin/pdftrapper" --version)"
 grep -q "^ExecStart=/opt/pdftrapper/bin/pdftrapper run" "$destdir/opt/pdftrapper/lib/systemd/system/pdftrapper.service" ||
     fail "the system unit does not start the installed binary"
 grep -q "^ExecStart=/opt/pdftrapper/bin/pdftrapper run" "$destdir/opt/pdftrapper/lib/systemd/user/pdftrapper.service" ||

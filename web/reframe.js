@@ -3,6 +3,9 @@
 // pointer (mouse, finger or pen). Crop sends them as fractions of the photo; the server cuts the
 // page again from the photo, never from the page as it stands (web/README.md, op "reframe").
 //
+// When find_page found no sheet (the page is the whole photo), the corners start at the best
+// candidate it saw (`photo.suggested`), so that a person only nudges them; Reset goes back there.
+//
 // Tests wait on #reframe-dialog's data-ready="true" (the photo loaded and the corners placed) and
 // read each .reframe-corner's cx/cy (pixels of the photo as shown).
 
@@ -38,7 +41,7 @@ export function initReframe() {
     handle.addEventListener('pointercancel', stop);
   }
   $('reframe-whole').addEventListener('click', () => { current.corners = WHOLE.map((p) => [...p]); draw(); });
-  $('reframe-reset').addEventListener('click', () => { current.corners = current.photo.corners.map((p) => [...p]); draw(); });
+  $('reframe-reset').addEventListener('click', () => { current.corners = startingCorners(current.photo); draw(); });
   $('reframe-cancel').addEventListener('click', () => dialog.close());
   $('reframe-save').addEventListener('click', () => {
     if (!isConvex(current.corners)) { showError('The corners must make a four-sided shape without crossing.'); return; }
@@ -49,12 +52,17 @@ export function initReframe() {
   new ResizeObserver(() => { if (dialog.open && current) place(); }).observe($('reframe-stage'));
 }
 
+/** Where the corners start: along the cut, or at the best candidate when no sheet was found. */
+function startingCorners(photo) {
+  return (photo.suggested || photo.corners).map((p) => [...p]);
+}
+
 /** Open the dialog for `page` (1-based) of the document at `path`, whose photo is `photo`
- * ({width, height, corners} as /api/document gives it); Crop calls `onCrop(page, corners)`, the
+ * ({width, height, corners, suggested?} as /api/document gives it); Crop calls `onCrop(page, corners)`, the
  * corners as fractions of the photo, clockwise from the top left. */
 export function openReframe({ path, end, page, photo, onCrop }) {
   const dialog = $('reframe-dialog');
-  current = { page, photo, corners: photo.corners.map((p) => [...p]), onCrop };
+  current = { page, photo, corners: startingCorners(photo), onCrop };
   delete dialog.dataset.ready;
   $('reframe-error').hidden = true;
   $('reframe-page').textContent = String(page);

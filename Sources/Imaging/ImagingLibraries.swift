@@ -36,6 +36,14 @@ public enum ImagingLibraries {
         }
     }
 
+    /// OpenCV's version, through the package's own find_page library (libPDFTrapperVision.so).
+    public static var visionVersion: String {
+        switch SheetFinder.library {
+        case .success(let vision): vision.ptcv_opencv_version().map { String(cString: $0) } ?? "unknown"
+        case .failure(let failure): "unavailable: \(failure)"
+        }
+    }
+
     public static var tesseractVersion: String {
         switch Tesseract.library {
         case .success(let tess): tess.TessVersion().map { String(cString: $0) } ?? "unknown"

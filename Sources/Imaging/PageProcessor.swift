@@ -51,16 +51,19 @@ public enum PageProcessor {
         var paperResolution: ImageResolution? = nil
         let photoDPI = dpi
         var cutAlong = KeptPhoto.wholePhoto
+        var suggested: [SheetGeometry.Point]? = nil
+        func fractions(_ corners: [SheetGeometry.Point]) -> [SheetGeometry.Point] {
+            corners.map { SheetGeometry.Point(min(1, max(0, ($0.x + 0.5) / photoWidth)), min(1, max(0, ($0.y + 0.5) / photoHeight))) }
+        }
         if steps.findPage {
-            switch try PhotoSheet.find(pix, dpi: dpi) {
+            switch try PhotoSheet.find(pix, dpi: dpi, focal35: page.focal35) {
             case .found(let sheet, let sheetDPI, let resolution, let corners, let note):
                 (pix, dpi, paperResolution, changed) = (sheet, sheetDPI, resolution, true)
-                cutAlong = corners.map { SheetFinder.Point(($0.x + 0.5) / photoWidth, ($0.y + 0.5) / photoHeight) }
+                cutAlong = fractions(corners)
                 result.notes.append(note)
-            case .leftAsItIs(let note?):
-                result.notes.append(note)
-            case .leftAsItIs(nil):
-                break
+            case .leftAsItIs(let note, let suggestion):
+                result.notes += note.map { [$0] } ?? []
+                suggested = suggestion.map(fractions)
             }
         }
         // A bitmap (a lineart scan, a G4 TIFF) has no light to even out.
@@ -133,7 +136,8 @@ public enum PageProcessor {
         if steps.findPage {
             let kept = KeptPhoto(image: PDFReference(0), orientation: page.orientation, width: Int(photoWidth), height: Int(photoHeight),
                                  dpi: photoDPI, corners: cutAlong,
-                                 clean: steps.clean == .auto, compress: steps.compress, jpegQuality: quality, ocr: steps.ocr)
+                                 clean: steps.clean == .auto, compress: steps.compress, jpegQuality: quality, ocr: steps.ocr,
+                                 suggested: suggested, focal35: page.focal35)
             result.photo = PhotoToKeep(picture: encodedAgain ? try PhotoReframe.keepable(page, decoded: decoded, flate: flate) : nil,
                                        kept: kept)
         }

@@ -9,17 +9,17 @@ public enum PhotoReframe {
     /// The page cut along `corners` (fractions of the upright photo, clockwise from the top left)
     /// from the photo `image` kept as `photo` says, then given the steps it was given at first
     /// (`clean`, `compress`): the new picture, upright, and what was done, for the history.
-    public static func cut(_ photo: KeptPhoto, image: PDFStream, corners: [SheetFinder.Point], flate: any FlateCoding) throws
+    public static func cut(_ photo: KeptPhoto, image: PDFStream, corners: [SheetGeometry.Point], flate: any FlateCoding) throws
         -> (page: ImagePage, notes: [String])
     {
         let lept = try Leptonica.functions()
         _ = lept.setMsgSeverity(Int32(L_SEVERITY_ERROR))
         let upright = try PageProcessor.oriented(try pixels(of: image, flate: flate), photo.orientation)
         let (width, height) = (Double(upright.width), Double(upright.height))
-        let inPixels = corners.map { SheetFinder.Point($0.x * width - 0.5, $0.y * height - 0.5) }
-        let sheet = SheetFinder.sheet(corners: inPixels, width: upright.width, height: upright.height)
+        let inPixels = corners.map { SheetGeometry.Point($0.x * width - 0.5, $0.y * height - 0.5) }
+        let sheet = SheetGeometry.sheet(corners: inPixels, width: upright.width, height: upright.height, focal35: photo.focal35)
         guard case .found(var pix, let dpi, let resolution, _, let note) = try PhotoSheet.warp(upright, corners: inPixels, sheet: sheet,
-                                                                                             dpi: photo.dpi, given: true) else {
+                                                                                             dpi: photo.dpi) else {
             throw ImageInputError.decodeFailed(.jpeg, "the corners enclose too little of the photo to be a page")
         }
         var notes = [note]

@@ -1,68 +1,59 @@
 import CLeptonica
 import TrapperCore
 
-/// The photo steps, first of the page steps: `find_page` (the sheet found on an 800-pixel grey copy
-/// by `SheetFinder`, then warped to a rectangle of its own proportions by leptonica's projective
-/// transform and cropped) and `clean = "auto"` (leptonica's background normalisation, which evens out
-/// uneven light and a shadow, then its tone curve, which whitens the paper).
+/// The photo steps, first of the page steps: `find_page` (the sheet found by `SheetFinder`, then
+/// warped to a rectangle of its own proportions by leptonica's projective transform and cropped)
+/// and `clean = "auto"` (leptonica's background normalisation, which evens out uneven light and a
+/// shadow, then its tone curve, which whitens the paper).
 enum PhotoSheet {
     enum Outcome {
         /// The sheet alone, upright, at `dpi`; a sheet snapped to a paper size has that size exactly
         /// at `resolution`.
         /// `corners`: where it was cut in the picture's pixels, clockwise from the top left.
-        case found(LeptonicaPix, dpi: Int, resolution: ImageResolution?, corners: [SheetFinder.Point], note: String)
-        /// Nothing cropped; a note when no sheet was found (a picture that is all sheet needs none).
-        case leftAsItIs(String?)
+        case found(LeptonicaPix, dpi: Int, resolution: ImageResolution?, corners: [SheetGeometry.Point], note: String)
+        /// Nothing cropped; a note when no sheet was found (a picture that is all sheet needs none),
+        /// and the best candidate's corners (the picture's pixels), which a person cropping by hand
+        /// starts from.
+        case leftAsItIs(String?, suggestion: [SheetGeometry.Point]?)
     }
 
-    /// Long side of the grey copy the sheet is looked for in.
-    static let searchSize = 800
-
-    static func find(_ pix: LeptonicaPix, dpi: Int) throws -> Outcome {
-        let lept = pix.lept
-        guard var gray = LeptonicaPix(lept, lept.pixConvertTo8(pix.pix, 0)) else {
-            throw ImageInputError.decodeFailed(.jpeg, "leptonica could not make a grey copy")
+    /// Finds the sheet in `pix` (upright) and cuts it out. `focal35`: the photo's EXIF focal length
+    /// (35 mm equivalent), for the proportions of a sheet photographed square-on.
+    static func find(_ pix: LeptonicaPix, dpi: Int, focal35: Double? = nil) throws -> Outcome {
+        let search: SheetFinder.Search
+        do {
+            search = try SheetFinder.search(pix)
+        } catch let failure as SharedLibrary.Failure {
+            return .leftAsItIs("find_page: \(failure); the photo is left as it is", suggestion: nil)
         }
-        let scale = min(1, Float(searchSize) / Float(max(pix.width, pix.height)))
-        if scale < 1, let smaller = LeptonicaPix(lept, lept.pixScale(gray.pix, scale, scale)) { gray = smaller }
-        let (width, height) = (gray.width, gray.height)
-        let words = Int(lept.pixGetWpl(gray.pix))
-        guard let data = lept.pixGetData(gray.pix) else { throw ImageInputError.decodeFailed(.jpeg, "no pixel data") }
-        var samples = [UInt8](repeating: 0, count: width * height)
-        for y in 0..<height {
-            for x in 0..<width {
-                samples[y * width + x] = UInt8(truncatingIfNeeded: data[y * words + x / 4] >> (24 - 8 * UInt32(x % 4)))
-            }
+        guard let chosen = search.chosen, let cut = search.cut else {
+            if search.allSheet { return .leftAsItIs(nil, suggestion: nil) }
+            return .leftAsItIs("find_page: no sheet found (\(SheetFinder.reason(search))); the photo is left as it is",
+                               suggestion: search.best?.corners)
         }
-        switch SheetFinder.find(gray: samples, width: width, height: height) {
-        case .wholeImage:
-            return .leftAsItIs(nil)
-        case .notFound(let reason):
-            return .leftAsItIs("find_page: no sheet found (\(reason)); the photo is left as it is")
-        case .sheet(let sheet):
-            // Corners in the photo's own pixels (the grey copy's centres mapped back).
-            // In by 0.5% of the way to the middle: a sliver of table is worse than a sliver less paper.
-            let factor = Double(pix.width) / Double(width)
-            let middle = SheetFinder.Point(sheet.corners.reduce(0) { $0 + $1.x } / 4, sheet.corners.reduce(0) { $0 + $1.y } / 4)
-            let corners = sheet.corners.map { corner in
-                SheetFinder.Point((corner.x + (middle.x - corner.x) * 0.005 + 0.5) * factor - 0.5,
-                                  (corner.y + (middle.y - corner.y) * 0.005 + 0.5) * factor - 0.5)
-            }
-            return try warp(pix, corners: corners, sheet: sheet, dpi: dpi)
-        }
+        // The sheet is the whole picture (a flat scan, a page filling the frame): nothing to cut.
+        let (width, height) = (Double(pix.width), Double(pix.height))
+        let frame = [SheetGeometry.Point(0, 0), SheetGeometry.Point(width - 1, 0), SheetGeometry.Point(width - 1, height - 1),
+                     SheetGeometry.Point(0, height - 1)]
+        let tolerance = 0.01 * (width * width + height * height).squareRoot()
+        if zip(cut, frame).allSatisfy({ ($0 - $1).length <= tolerance }) { return .leftAsItIs(nil, suggestion: nil) }
+        let sheet = SheetGeometry.sheet(corners: chosen.corners, width: pix.width, height: pix.height, focal35: focal35)
+        let evidence = String(format: "evidence %.2f, ", chosen.score) + chosen.source
+        return try warp(pix, corners: cut, sheet: sheet, dpi: dpi, evidence: evidence)
     }
 
     /// The quadrilateral `corners` (clockwise from the top left, in `pix`'s pixels) as a rectangle as
     /// tall as its longer upright side and as wide as the sheet's proportions say.
-    /// `given`: the corners are a person's (`reframe`), not found, and the note says so.
-    static func warp(_ pix: LeptonicaPix, corners: [SheetFinder.Point], sheet: SheetFinder.Sheet, dpi: Int, given: Bool = false) throws
+    /// `evidence`: how the sheet was found, for the note; nil when the corners are a person's
+    /// (`reframe`), and the note says so.
+    static func warp(_ pix: LeptonicaPix, corners: [SheetGeometry.Point], sheet: SheetGeometry.Sheet, dpi: Int, evidence: String? = nil) throws
         -> Outcome
     {
         let lept = pix.lept
-        func distance(_ a: SheetFinder.Point, _ b: SheetFinder.Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        func distance(_ a: SheetGeometry.Point, _ b: SheetGeometry.Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
         let height = Int(max(distance(corners[0], corners[3]), distance(corners[1], corners[2])).rounded())
         let width = Int((Double(height) * sheet.aspect).rounded())
-        guard width >= 16, height >= 16 else { return .leftAsItIs("find_page: the sheet found is too small to be a page") }
+        guard width >= 16, height >= 16 else { return .leftAsItIs("find_page: the sheet found is too small to be a page", suggestion: corners) }
         // Leptonica's transform writes a picture of its input's size: room is made on the right and below.
         var source = pix
         if width > pix.width || height > pix.height {
@@ -102,8 +93,8 @@ enum PhotoSheet {
         let shape = sheet.paper.map { "\($0.name) sheet" } ?? String(format: "sheet of %.3f:1", max(sheet.aspect, 1 / sheet.aspect))
         let sizes = "(\(pix.width)x\(pix.height) to \(width)x\(height) pixels)"
         return .found(cropped, dpi: sheetDPI, resolution: resolution, corners: corners,
-                      note: given ? "cut again from its photo along the corners given: \(shape), perspective undone \(sizes)"
-                        : "find_page: \(shape) found, perspective undone and cropped \(sizes)")
+                      note: evidence.map { "find_page: \(shape) found (\($0)), perspective undone and cropped \(sizes)" }
+                        ?? "cut again from its photo along the corners given: \(shape), perspective undone \(sizes)")
     }
 
     /// Uneven light evened out and the paper made white, text and pictures kept. The paper's

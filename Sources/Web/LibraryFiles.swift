@@ -160,7 +160,10 @@ struct DocumentInfo: Sendable {
             var entry: [String: Any] = ["width": WebJSON.rounded(shown.width), "height": WebJSON.rounded(shown.height),
                                         "rotate": page.rotation]
             if let photo = page.photo {
-                entry["photo"] = ["width": photo.width, "height": photo.height, "corners": photo.corners.map { [$0.x, $0.y] }]
+                var kept: [String: Any] = ["width": photo.width, "height": photo.height, "corners": photo.corners.map { [$0.x, $0.y] }]
+                // No sheet found: the best candidate, where the crop dialog places the corners.
+                if let suggested = photo.suggested { kept["suggested"] = suggested.map { [$0.x, $0.y] } }
+                entry["photo"] = kept
             }
             return entry
         }

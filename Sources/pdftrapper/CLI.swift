@@ -88,7 +88,8 @@ enum CLI {
         pdftrapper \(version)
         qpdf \(PDFLibraries.qpdfVersion), poppler \(PDFLibraries.popplerVersion), zlib \(PDFLibraries.zlibVersion), \
         leptonica \(ImagingLibraries.leptonicaVersion), tesseract \(ImagingLibraries.tesseractVersion), \
-        libheif \(ImagingLibraries.heifVersion), libwebp \(ImagingLibraries.webpVersion)
+        libheif \(ImagingLibraries.heifVersion), libwebp \(ImagingLibraries.webpVersion),
+        OpenCV \(ImagingLibraries.visionVersion) (find_page)
         """
     }
 }

@@ -85,6 +85,39 @@ import Testing
         try PDFReaders.requireAllAgree(photoTests.out(scratch), pages: 1)
     }
 
+    /// A sheet whose evidence falls short (the table right of it as white as the paper): the photo is
+    /// left whole, the history says which test failed with its numbers, and the best candidate's
+    /// corners are kept with the photo, where the crop dialog places its corners.
+    @Test func aSheetNotFoundWithConfidenceKeepsItsBestCandidateForTheCropDialog() throws {
+        let scratch = try photoTests.world("find_page = true")
+        let drawn = try PhotoScenes.make(scratch.path + "/board.jpg", ["angle": 10, "tilt": 15, "size": [1600, 1200], "white_right": true])
+        let run = try Binary.run(["ingest", "--config", "config.toml", "board.jpg"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("board.jpg: find_page: no sheet found (no candidate is convincing: the best ("), "\(run.stdout)")
+        #expect(run.stdout.contains("its right side showing an edge along"), "the weakest side named: \(run.stdout)")
+        let text = try Python.run("""
+            import sys, pypdf
+            private = pypdf.PdfReader(sys.argv[1]).pages[0]["/PieceInfo"]["/PDFTrapper"]["/Private"]
+            print(" ".join(str(float(v)) for v in list(private["/Corners"]) + list(private["/Suggested"])))
+            """, [photoTests.out(scratch)])
+        let numbers = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        try #require(numbers.count == 16, "\(text)")
+        #expect(Array(numbers[0..<8]) == [0, 0, 1, 0, 1, 1, 0, 1], "the page is the whole photo")
+        // Its left corners on the sheet's (the sides there show an edge); its right ones on the sheet,
+        // where the person drags them out to the sheet's right side (the browser test does).
+        let suggested: [[Double]] = (0..<4).map { (index: Int) -> [Double] in
+            let x: Double = numbers[8 + 2 * index] * 1600
+            let y: Double = numbers[9 + 2 * index] * 1200
+            return [x, y]
+        }
+        for index in [0, 3] {
+            let (found, corner) = (suggested[index], drawn[index])
+            let (dx, dy): (Double, Double) = (abs(found[0] - corner[0]), abs(found[1] - corner[1]))
+            #expect(dx < 20 && dy < 20, "suggested corner \(index) at \(found); the sheet's at \(corner)")
+        }
+        #expect(suggested.allSatisfy { FindPageTests.inside($0, drawn) }, "the suggestion \(suggested) lies on the sheet \(drawn)")
+    }
+
     /// A page that keeps no photo (it did not go through find_page) is refused with the reason,
     /// and the file is not touched.
     @Test func aPageWithoutAKeptPhotoIsRefusedWithTheReason() throws {

@@ -74,6 +74,24 @@ import TrapperCore
         try scratch.requireReadersAgree("exif.pdf", pages: 1)
     }
 
+    /// The lens's 35 mm-equivalent focal length, which find_page needs for a photo taken square-on,
+    /// comes from the Exif IFD; 0 ("unknown") and its absence give none.
+    @Test func theFocalLengthIn35mmComesFromEXIF() throws {
+        let scratch = try ImageScratch()
+        defer { scratch.remove() }
+        try scratch.python("""
+            for name, focal in (('26.jpg', 26), ('0.jpg', 0)):
+                ex = Image.Exif(); ex[0x0112] = 1; ex.get_ifd(0x8769)[0xA405] = focal
+                pattern(300, 200).save(name, exif=ex.tobytes())
+            pattern(300, 200).save('none.jpg')
+            """)
+        func focal(_ name: String) throws -> Double? { try JPEGFile(Array(Data(contentsOf: URL(fileURLWithPath: scratch.path(name))))).focal35 }
+        #expect(try focal("26.jpg") == 26)
+        #expect(try focal("0.jpg") == nil)
+        #expect(try focal("none.jpg") == nil)
+        #expect(try JPEGFile.page(Array(Data(contentsOf: URL(fileURLWithPath: scratch.path("26.jpg"))))).focal35 == 26)
+    }
+
     @Test(arguments: 1...8)
     func everyEXIFOrientationRendersUpright(_ orientation: Int) throws {
         let scratch = try ImageScratch()

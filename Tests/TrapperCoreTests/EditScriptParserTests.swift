@@ -580,7 +580,7 @@ import Testing
     /// Corners in any order are taken clockwise from the top left, as the photo shows them.
     @Test func reframeTakesFourCornersOfThePhotoInAnyOrder() throws {
         let edits = try operations("[[edit]]\nop = \"reframe\"\npage = 2\ncorners = [[0.9, 0.95], [0.1, 0.1], [0.05, 0.9], [0.8, 0]]\n")
-        let expected = [SheetFinder.Point(0.1, 0.1), SheetFinder.Point(0.8, 0), SheetFinder.Point(0.9, 0.95), SheetFinder.Point(0.05, 0.9)]
+        let expected = [SheetGeometry.Point(0.1, 0.1), SheetGeometry.Point(0.8, 0), SheetGeometry.Point(0.9, 0.95), SheetGeometry.Point(0.05, 0.9)]
         #expect(edits == [.reframe(page: 2, corners: expected)])
         let json = try parse(#"{"target": "a.pdf", "edit": [{"op": "reframe", "page": 1, "corners": [[0, 0], [1, 0], [1, 1], [0, 1]]}]}"#,
                              file: "s.json")

@@ -545,16 +545,22 @@ class BrowserTests(unittest.TestCase):
         width, height = re.search(r"Page size:\s+([0-9.]+) x ([0-9.]+) pts", info).groups()
         return float(width), float(height)
 
-    def crop_again(self, name, corners=None, whole=False):
-        """Open the crop dialog, drag each corner to `corners` (fractions of the photo) or press Whole
-        photo, and crop: one revision."""
+    def crop_again(self, name, corners=None, whole=False, photo_size=None):
+        """Open the crop dialog, drag each corner to `corners` (fractions of the photo, or pixels of a
+        photo of `photo_size`; None leaves that corner where it is) or press Whole photo, and crop:
+        one revision."""
         before = os.path.getsize(self.daemon.path("library", name))
         self.click("page-reframe")
         self.daemon.wait_for(lambda: self.js("return document.getElementById('reframe-dialog').dataset.ready === 'true'"),
                              what="the photo in the crop dialog")
         if whole:
             self.click("reframe-whole")
-        for number, (x, y) in enumerate(corners or []):
+        for number, corner in enumerate(corners or []):
+            if corner is None:
+                continue
+            x, y = corner
+            if photo_size:
+                x, y = (x + 0.5) / photo_size[0], (y + 0.5) / photo_size[1]
             handle = self.browser.find_element(By.CSS_SELECTOR, f'.reframe-corner[data-corner="{number}"]')
             start = self.js("const r = arguments[0].getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2];", handle)
             box = self.js("const r = document.getElementById('reframe-photo').getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
@@ -604,6 +610,33 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         history = self.daemon.history("Photo.pdf")
         self.assertEqual(len(history), 3, history)
         self.assertIn("cut again from its photo along the corners given: A4 sheet", history[-1])
+        assert_readers_agree(path, 1)
+
+    def test_20_a_sheet_not_found_opens_the_crop_dialog_at_its_best_candidate(self):
+        # The table right of the sheet as white as the paper: find_page finds no convincing sheet and
+        # keeps the whole photo, with the best candidate it saw.
+        corners, photo = self.photo_document("Board.pdf", {"angle": 10, "tilt": 15, "size": [1600, 1200], "white_right": True})
+        path = self.daemon.path("library", "Board.pdf")
+        self.assertAlmostEqual(self.page_size(path)[0], 384, delta=1, msg="the page is the whole photo")
+        self.open("Board.pdf")
+        before = os.path.getsize(path)
+        self.click("page-reframe")
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('reframe-dialog').dataset.ready === 'true'"),
+                             what="the photo in the crop dialog")
+        # The corners start at the best candidate, not at the photo's corners: the left ones on the
+        # sheet's own (its left side shows an edge), the right ones inside the sheet.
+        shown = self.js("const i = document.getElementById('reframe-photo'); return [i.clientWidth, i.clientHeight];")
+        for number in (0, 3):
+            handle = self.browser.find_element(By.CSS_SELECTOR, f'.reframe-corner[data-corner="{number}"]')
+            cx, cy = float(handle.get_attribute("cx")), float(handle.get_attribute("cy"))
+            self.assertAlmostEqual(cx / shown[0] * 1600, corners[number][0], delta=25, msg=f"corner {number}")
+            self.assertAlmostEqual(cy / shown[1] * 1200, corners[number][1], delta=25, msg=f"corner {number}")
+        self.click("reframe-cancel")
+        # Nudged: the two right corners dragged out to the sheet's; the letter, A4.
+        self.crop_again("Board.pdf", corners=[None, corners[1], corners[2], None], photo_size=(1600, 1200))
+        width, height = self.page_size(path)
+        self.assertAlmostEqual(width, 595.3, delta=1.5)
+        self.assertAlmostEqual(height, 841.9, delta=1.5)
         assert_readers_agree(path, 1)
 
     def test_99_screenshots(self):

@@ -6,7 +6,7 @@ import TrapperCore
 /// `reframe`: a page `find_page` cut from a photo, cut again along other corners from the photo
 /// it keeps, with the steps it was first given; the new picture replaces the page's content.
 extension EditApply {
-    static func reframe(page: Int, corners: [SheetFinder.Point], _ context: MarkupContext, _ editor: inout PDFPageEditor) throws {
+    static func reframe(page: Int, corners: [SheetGeometry.Point], _ context: MarkupContext, _ editor: inout PDFPageEditor) throws {
         let index = try pageIndex(page, editor)
         guard let photo = try editor.keptPhoto(ofPage: index), let image = try editor.image(of: photo) else {
             throw PDFPageEditError(.reframe, page: index, .noKeptPhoto)

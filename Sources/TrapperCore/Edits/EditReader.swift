@@ -159,14 +159,14 @@ struct EditReader {
 
     /// `corners = [[x, y], [x, y], [x, y], [x, y]]`: fractions of the photo (0 to 1, y down), in any
     /// order, making a convex shape of at least a hundredth of the photo.
-    private func photoCorners(_ table: inout TableReader) -> [SheetFinder.Point]? {
+    private func photoCorners(_ table: inout TableReader) -> [SheetGeometry.Point]? {
         let node = table.table["corners"]!
         let shape = "four corners [[x, y], [x, y], [x, y], [x, y]], fractions of the photo from 0 to 1"
         guard case .array(let items) = node.value, items.count == 4 else {
             table.complain("corners", node, expected: shape)
             return nil
         }
-        var points: [SheetFinder.Point] = []
+        var points: [SheetGeometry.Point] = []
         for (index, item) in items.enumerated() {
             let numbers: [Double]
             if case .array(let pair) = item.value, pair.count == 2 {
@@ -190,13 +190,13 @@ struct EditReader {
                         + "x and y are fractions of its width and height, from 0 to 1", at: item.location)
                 return nil
             }
-            points.append(SheetFinder.Point(numbers[0], numbers[1]))
+            points.append(SheetGeometry.Point(numbers[0], numbers[1]))
         }
-        guard let ordered = SheetFinder.quadrilateral(points) else {
+        guard let ordered = SheetGeometry.quadrilateral(points) else {
             log.add("\(table.qualified("corners")): the four corners do not make a convex shape", at: node.location)
             return nil
         }
-        guard SheetFinder.quadArea(ordered) >= 0.01 else {
+        guard SheetGeometry.quadArea(ordered) >= 0.01 else {
             log.add("\(table.qualified("corners")): the four corners enclose less than a hundredth of the photo", at: node.location)
             return nil
         }

@@ -125,7 +125,7 @@ public enum EditOperation: Sendable, Equatable {
     case erase(AnnotationFilter)
     /// Cuts the page again from the photo `find_page` cut it from (kept in the file): the sheet
     /// between `corners`, fractions of the upright photo (y down), clockwise from the top left.
-    case reframe(page: Int, corners: [SheetFinder.Point])
+    case reframe(page: Int, corners: [SheetGeometry.Point])
     /// The same as `pdftrapper undo` / `redo`; a script with one of these has nothing else.
     case undo(steps: Int)
     case redo(steps: Int)

@@ -18,6 +18,8 @@ public struct ImagePage: Sendable {
     /// An ICC profile the image's colours are in (an iPhone's Display P3): the image's /ColorSpace
     /// becomes /ICCBased on it, with its device space as the /Alternate.
     public var colorProfile: ColorProfile?
+    /// The camera's focal length as a 35 mm equivalent, from the photo's EXIF (`find_page` uses it).
+    public var focal35: Double?
     /// What making the page did to the file's pixels, for the history: "HEIC stored as JPEG (quality 90)".
     public var notes: [String] = []
 

@@ -11,6 +11,9 @@ public struct JPEGFile: Sendable, Equatable {
     public var orientation: ImageOrientation
     /// APP14 "Adobe" transform flag (0 none/CMYK, 1 YCbCr, 2 YCCK), nil without the segment.
     public var adobeTransform: Int?
+    /// The lens's focal length as a 35 mm equivalent (EXIF FocalLengthIn35mmFilm), when the camera
+    /// states it: what a sheet's proportions are worked out with when the photo is taken square-on.
+    public var focal35: Double?
 
     /// Parses `bytes`; throws a typed error for anything that is not a whole baseline or
     /// progressive 8-bit JPEG, or that is over `limits`.
@@ -29,6 +32,7 @@ public struct JPEGFile: Sendable, Equatable {
         var jfif: ImageResolution? = nil
         var exif: (resolution: ImageResolution?, orientation: Int?) = (nil, nil)
         var adobe: Int? = nil
+        var focal35: Double? = nil
         var position = 2
         var sawScan = false
         func cut() -> ImageInputError { .truncated(.jpeg, sawScan ? "no end-of-image marker" : "cut off inside its headers") }
@@ -77,6 +81,7 @@ public struct JPEGFile: Sendable, Equatable {
                 jfif = ImageResolution.stated(x: x, y: y, unit: unit)
             case 0xE1 where body.starts(with: Array("Exif\0\0".utf8)):
                 exif = Self.exif(body.dropFirst(6))
+                focal35 = Self.focalLength35(body.dropFirst(6))
             case 0xEE where body.starts(with: Array("Adobe".utf8)) && body.count >= 12:
                 adobe = Int(body[body.startIndex + 11])
             case 0xDA:
@@ -100,6 +105,7 @@ public struct JPEGFile: Sendable, Equatable {
         resolution = jfif ?? exif.resolution
         orientation = ImageOrientation(tag: exif.orientation)
         adobeTransform = adobe
+        self.focal35 = focal35
     }
 
     /// Where in `raw` (a window of entropy-coded data) that data ends: the first 0xFF that is
@@ -144,6 +150,17 @@ public struct JPEGFile: Sendable, Equatable {
         return (structure.resolution(in: directory), structure.integer(274, in: directory))
     }
 
+    /// FocalLengthIn35mmFilm (0xA405) from the Exif IFD (0x8769) the first IFD points to; nil when
+    /// absent, 0 ("unknown") or damaged.
+    static func focalLength35(_ data: ArraySlice<UInt8>) -> Double? {
+        guard let structure = try? TIFFStructure(data, format: .jpeg),
+              let first = try? structure.directory(at: structure.firstIFD),
+              let pointer = structure.integer(0x8769, in: first), let exif = try? structure.directory(at: pointer),
+              let focal = structure.integer(0xA405, in: exif), (8...1200).contains(focal)
+        else { return nil }
+        return Double(focal)
+    }
+
     /// Adobe writes CMYK (and YCCK) inverted; such files need /Decode [1 0 1 0 1 0 1 0].
     public var isAdobeInvertedCMYK: Bool { components == 4 && adobeTransform != nil }
 
@@ -169,8 +186,10 @@ public struct JPEGFile: Sendable, Equatable {
         dictionary[.filter] = .name("DCTDecode")
         if isAdobeInvertedCMYK { dictionary["Decode"] = [1, 0, 1, 0, 1, 0, 1, 0] }
         let dpi = ImageResolution(x: limits.defaultDPI, y: limits.defaultDPI)
-        return ImagePage(image: PDFStream(dictionary: dictionary, data: []), pixelWidth: width,
+        var page = ImagePage(image: PDFStream(dictionary: dictionary, data: []), pixelWidth: width,
             pixelHeight: height, resolution: resolution ?? dpi, orientation: orientation)
+        page.focal35 = focal35
+        return page
     }
 }
 

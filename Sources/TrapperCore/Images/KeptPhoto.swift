@@ -8,7 +8,7 @@ import Foundation
 ///
 ///     /PieceInfo << /PDFTrapper << /LastModified (D:…) /Private << /Photo 12 0 R /Orientation 6
 ///         /Width 3024 /Height 4032 /DPI 72 /Corners [0.08 0.11 0.93 0.09 0.95 0.92 0.06 0.94] /Clean true /Compress /keep
-///         /JPEGQuality 90 /OCR [(eng)] >> >> >>
+///         /JPEGQuality 90 /OCR [(eng)] /Suggested [...] /Focal35 26 >> >> >>
 public struct KeptPhoto: Sendable, Equatable {
     /// The photo's image XObject (its pixels as stored, before `orientation`).
     public var image: PDFReference
@@ -20,7 +20,7 @@ public struct KeptPhoto: Sendable, Equatable {
     public var dpi: Int
     /// Where the page's corners lie in the upright photo, as fractions of its width and height
     /// (y down), clockwise from the top left; the whole photo when no sheet was found.
-    public var corners: [SheetFinder.Point]
+    public var corners: [SheetGeometry.Point]
     /// `clean = "auto"` was done after the cut.
     public var clean: Bool
     public var compress: Compression
@@ -28,9 +28,14 @@ public struct KeptPhoto: Sendable, Equatable {
     public var jpegQuality: Int
     /// Tesseract languages: a page cut again gets its text layer again.
     public var ocr: [String]
+    /// When no sheet was found: the best candidate's corners (as `corners`), where a person cropping
+    /// by hand starts.
+    public var suggested: [SheetGeometry.Point]?
+    /// The camera's focal length as a 35 mm equivalent (EXIF), for the proportions of a new cut.
+    public var focal35: Double?
 
-    public init(image: PDFReference, orientation: ImageOrientation, width: Int, height: Int, dpi: Int, corners: [SheetFinder.Point], clean: Bool,
-                compress: Compression, jpegQuality: Int, ocr: [String]) {
+    public init(image: PDFReference, orientation: ImageOrientation, width: Int, height: Int, dpi: Int, corners: [SheetGeometry.Point], clean: Bool,
+                compress: Compression, jpegQuality: Int, ocr: [String], suggested: [SheetGeometry.Point]? = nil, focal35: Double? = nil) {
         self.image = image
         self.orientation = orientation
         self.width = width
@@ -41,10 +46,12 @@ public struct KeptPhoto: Sendable, Equatable {
         self.compress = compress
         self.jpegQuality = jpegQuality
         self.ocr = ocr
+        self.suggested = suggested
+        self.focal35 = focal35
     }
 
     /// The corners of the whole photo: a page nothing was cut from.
-    public static let wholePhoto = [SheetFinder.Point(0, 0), SheetFinder.Point(1, 0), SheetFinder.Point(1, 1), SheetFinder.Point(0, 1)]
+    public static let wholePhoto = [SheetGeometry.Point(0, 0), SheetGeometry.Point(1, 0), SheetGeometry.Point(1, 1), SheetGeometry.Point(0, 1)]
 
     static let application: PDFName = "PDFTrapper"
 
@@ -57,6 +64,8 @@ public struct KeptPhoto: Sendable, Equatable {
             "Clean": .bool(clean), "Compress": .name(PDFName(compress.rawValue)), "JPEGQuality": .integer(jpegQuality),
         ]
         if !ocr.isEmpty { data["OCR"] = .array(ocr.map { .string(PDFString($0)) }) }
+        if let suggested { data["Suggested"] = .array(suggested.flatMap { [PDFObject.real(Self.rounded($0.x)), .real(Self.rounded($0.y))] }) }
+        if let focal35 { data["Focal35"] = .real(focal35) }
         let modified = PDFObject.string(PDFString(RevisionRecord.pdfDate(date)))
         let piece: PDFDictionary = ["LastModified": modified, "Private": .dictionary(data)]
         return ["PieceInfo": .dictionary([Self.application: .dictionary(piece)]), "LastModified": modified]
@@ -77,12 +86,19 @@ public struct KeptPhoto: Sendable, Equatable {
         else { return nil }
         let compress = try data["Compress"].map(resolve)?.nameValue.flatMap { Compression(rawValue: $0.string) } ?? .keep
         let languages = try data["OCR"].map(resolve)?.arrayValue?.compactMap { try resolve($0).stringValue?.description } ?? []
+        let suggested = try data["Suggested"].map(resolve)?.arrayValue?.compactMap({ try resolve($0).numberValue })
+        let focal35 = try data["Focal35"].map(resolve)?.numberValue
         self.init(image: image, orientation: ImageOrientation(tag: try data["Orientation"].map(resolve)?.integerValue),
                   width: width, height: height, dpi: dpi,
-                  corners: stride(from: 0, to: 8, by: 2).map { SheetFinder.Point(numbers[$0], numbers[$0 + 1]) },
+                  corners: stride(from: 0, to: 8, by: 2).map { SheetGeometry.Point(numbers[$0], numbers[$0 + 1]) },
                   clean: try data["Clean"].map(resolve)?.boolValue ?? false, compress: compress,
                   jpegQuality: min(100, max(1, try data["JPEGQuality"].map(resolve)?.integerValue ?? PhotoEncoding.defaultJPEGQuality)),
-                  ocr: languages.filter(TableReader.isLanguageCode))
+                  ocr: languages.filter(TableReader.isLanguageCode),
+                  suggested: suggested.flatMap { numbers in
+                      numbers.count == 8 && numbers.allSatisfy({ $0.isFinite && (0...1).contains($0) })
+                          ? stride(from: 0, to: 8, by: 2).map { SheetGeometry.Point(numbers[$0], numbers[$0 + 1]) } : nil
+                  },
+                  focal35: focal35.flatMap { (8...1200).contains($0) ? $0 : nil })
     }
 
     /// Six decimals: a millionth of the photo's side, far below a pixel.

@@ -4,7 +4,9 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
 
   scene.py OUT.jpg JSON   JSON: {"paper": [w_mm, h_mm], "angle": degrees, "tilt": degrees,
                           "size": [w, h] of the photo, "table": "wood" | "cloth", "shadow": bool,
-                          "sheet": false for a photo with no sheet in it, "flat": true for the page alone}
+                          "sheet": false for a photo with no sheet in it, "flat": true for the page alone,
+                          "white_right": true for the table right of the sheet as white as the paper,
+                          so that the sheet's right side shows no edge}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON. Everything is drawn here; nothing is downloaded.
@@ -84,6 +86,11 @@ if spec.get("sheet", True):
     sheet = Image.open(out + ".sheet.png").convert("RGBA")
     table.paste(sheet, (0, 0), sheet)
     os.unlink(out + ".sheet.png")
+    if spec.get("white_right"):
+        # A white board beside the sheet: from its right side (top right to bottom right corner) to the frame.
+        (_, _), (rx, ry), (bx, by), (_, _) = corners
+        paper = Image.open(out + ".page.png").convert("RGB").getpixel((2, 2))
+        ImageDraw.Draw(table).polygon([(rx, ry), (W, ry), (W, by), (bx, by)], fill=paper)
 
 if spec.get("shadow"):
     # The phone's shadow: a soft dark band across the middle, darkening sheet and table alike.

@@ -1,0 +1,987 @@
+// The sheet finder's OpenCV half (issue 42), ported from the research prototype
+// bench/sheet_prototype.py, which stays the reference: the same steps in the same order, the same
+// constants, and where numpy computed in 32-bit floats this does too (the thresholds see the same
+// numbers), so that both find the same candidates and take the same one. Decoding, EXIF, proportions and snapping are the Swift side's.
+//
+// 1. Photo: the working image smoothed, in Lab, grey and its gradients; a quarter-size Lab copy and
+//    texture for comparing regions.
+// 2. Candidates, as quadrilaterals in working pixels: Canny edges at three scales, LSD lines paired
+//    into quadrilaterals, and the outline of the bright, colourless region.
+// 3. Each judged by the colour step along its four sides; the best REFINED refitted to the edges.
+// 4. The best convincing one chosen (or a larger one holding it), refined, and widened by MARGIN.
+//
+// Thread-safe: every call works on its own Photo; nothing here is global and mutable.
+#include "sheet_vision.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr double MIN_AREA = 0.05;  // a sheet covers at least this share of the photo
+constexpr double STEP = 10.0;      // colour difference across a side (Lab, OpenCV's 8-bit scale) that counts as an edge
+constexpr float EDGE = 12.0f;      // the least grey gradient (Sobel 3x3 on 0-255) across a side where it is an edge
+constexpr int NEAR = 4, FAR = 10;  // the strips each side of an edge, in working pixels from it
+constexpr double REACH = 0.012;    // how far (share of the diagonal) a side may move when refitted to the edge
+constexpr size_t REFINED = 8;      // how many of the best candidates are refined
+constexpr double ACCEPT = 0.7;     // the least score taken as a sheet
+constexpr double HOLD = 0.15;      // how much weaker the evidence of a larger candidate holding the best one may be
+constexpr double MARGIN = 0.003;   // the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
+constexpr size_t LINES_KEPT = 30;  // the strongest merged lines that quadrilaterals are made of
+constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
+
+constexpr double PI = CV_PI;
+double radians(double degrees) { return degrees * PI / 180; }
+
+// --- geometry ----------------------------------------------------------------------------------------
+
+using Point = cv::Point2d;
+using Quad = std::array<Point, 4>;
+
+/// a x + b y = c, with (a, b) a unit normal.
+struct Line {
+    double a, b, c;
+};
+
+Point centreOf(const Quad &q) {
+    return Point((((q[0].x + q[1].x) + q[2].x) + q[3].x) / 4, (((q[0].y + q[1].y) + q[2].y) + q[3].y) / 4);
+}
+
+double dot(Point u, Point v) { return u.x * v.x + u.y * v.y; }
+
+/// Clockwise (y down) from the corner nearest the top left.
+Quad order(const Quad &q) {
+    const Point c = centreOf(q);
+    std::array<int, 4> index = {0, 1, 2, 3};
+    std::array<double, 4> angle;
+    for (int i = 0; i < 4; i++) angle[i] = std::atan2(q[i].y - c.y, q[i].x - c.x);
+    std::stable_sort(index.begin(), index.end(), [&](int i, int j) { return angle[i] < angle[j]; });
+    int first = 0;
+    for (int i = 1; i < 4; i++)
+        if (q[index[i]].x + q[index[i]].y < q[index[first]].x + q[index[first]].y) first = i;
+    Quad out;
+    for (int i = 0; i < 4; i++) out[i] = q[index[(first + i) % 4]];
+    return out;
+}
+
+/// Where two lines meet; none when they are parallel.
+std::optional<Point> intersect(const Line &l1, const Line &l2) {
+    const double det = l1.a * l2.b - l2.a * l1.b;
+    if (std::abs(det) < 1e-9) return std::nullopt;
+    return Point((l1.c * l2.b - l2.c * l1.b) / det, (l1.a * l2.c - l2.a * l1.c) / det);
+}
+
+Line lineThrough(Point p, Point q) {
+    const Point d = q - p;
+    double length = std::hypot(d.x, d.y);
+    if (length == 0) length = 1;
+    const double a = -d.y / length, b = d.x / length;
+    return {a, b, a * p.x + b * p.y};
+}
+
+/// The corners where consecutive lines meet (corner i on lines i - 1 and i), or none.
+std::optional<Quad> cornersOf(const std::array<Line, 4> &lines) {
+    Quad out;
+    for (int i = 0; i < 4; i++) {
+        const auto corner = intersect(lines[(i + 3) % 4], lines[i]);
+        if (!corner) return std::nullopt;
+        out[i] = *corner;
+    }
+    return out;
+}
+
+bool convex(const Quad &q) {
+    int positive = 0, negative = 0;
+    for (int i = 0; i < 4; i++) {
+        const Point a = q[i], b = q[(i + 1) % 4], c = q[(i + 2) % 4];
+        const double s = (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x);
+        positive += s > 0;
+        negative += s < 0;
+    }
+    return positive == 4 || negative == 4;
+}
+
+/// As the prototype measured it: OpenCV's area of the corners in 32-bit floats.
+double area(const Quad &q) {
+    std::vector<cv::Point2f> points;
+    for (const Point &p : q) points.emplace_back(float(p.x), float(p.y));
+    return std::abs(cv::contourArea(points));
+}
+
+/// Shape tests every candidate must pass: convex, big enough, no corner far outside the photo,
+/// no side too short, no angle a sheet in perspective would not show.
+bool plausible(const Quad &q, int w, int h) {
+    const double diagonal = std::hypot(w, h);
+    if (!convex(q) || area(q) < MIN_AREA * w * h) return false;
+    const double margin = 0.02 * diagonal;
+    for (const Point &p : q)
+        if (p.x < -margin || p.x > w - 1 + margin || p.y < -margin || p.y > h - 1 + margin) return false;
+    for (int i = 0; i < 4; i++) {
+        const Point d = q[i] - q[(i + 1) % 4];
+        if (std::hypot(d.x, d.y) < 0.05 * diagonal) return false;
+    }
+    for (int i = 0; i < 4; i++) {
+        const Point u = q[(i + 3) % 4] - q[i], v = q[(i + 1) % 4] - q[i];
+        double lengths = std::hypot(u.x, u.y) * std::hypot(v.x, v.y);
+        if (lengths == 0) lengths = 1;
+        const double angle = std::acos(std::max(-1.0, std::min(1.0, dot(u, v) / lengths))) * 180 / PI;
+        if (angle < 35 || angle > 145) return false;
+    }
+    return true;
+}
+
+/// Every corner of each lies within `tolerance` of the other's.
+bool same(const Quad &a, const Quad &b, double tolerance) {
+    double worst = 0;
+    for (int i = 0; i < 4; i++) worst = std::max(worst, std::hypot(a[i].x - b[i].x, a[i].y - b[i].y));
+    return worst < tolerance;
+}
+
+// --- small numerics as numpy does them ---------------------------------------------------------------
+
+/// np.median of 32-bit values: the middle one, or the mean of the middle two.
+float median(std::vector<float> values) {
+    const size_t n = values.size(), half = n / 2;
+    std::nth_element(values.begin(), values.begin() + half, values.end());
+    const float upper = values[half];
+    if (n % 2) return upper;
+    const float lower = *std::max_element(values.begin(), values.begin() + half);
+    return (lower + upper) / 2;
+}
+
+/// np.percentile (linear interpolation between the closest ranks) of a 32-bit image's values.
+double percentile(const cv::Mat &image, double share) {
+    std::vector<float> values = image.isContinuous() ? std::vector<float>(image.ptr<float>(), image.ptr<float>() + image.total())
+                                                     : std::vector<float>(image.begin<float>(), image.end<float>());
+    const double rank = share * double(values.size() - 1);
+    const size_t below = size_t(std::floor(rank));
+    const double t = rank - double(below);
+    std::nth_element(values.begin(), values.begin() + below, values.end());
+    const double a = values[below];
+    if (below + 1 >= values.size()) return a;
+    const double b = *std::min_element(values.begin() + below + 1, values.end());
+    // numpy's lerp, which measures from the nearer end
+    return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
+}
+
+/// Each channel divided, as numpy divides 32-bit floats (cv::Vec's own division multiplies by the
+/// reciprocal, which rounds differently).
+cv::Vec3f divided(cv::Vec3f v, float by) { return cv::Vec3f(v[0] / by, v[1] / by, v[2] / by); }
+
+/// np.linspace(start, stop, count).
+std::vector<double> linspace(double start, double stop, int count) {
+    std::vector<double> out(count);
+    const double step = (stop - start) / (count - 1);
+    for (int i = 0; i < count; i++) out[i] = start + i * step;
+    out[count - 1] = stop;
+    return out;
+}
+
+// --- the photo ---------------------------------------------------------------------------------------
+
+/// The working image and what every candidate's evidence is read from.
+struct Photo {
+    int w, h;
+    double diagonal;
+    cv::Mat lab;           // CV_32FC3, of the 3x3-smoothed image
+    cv::Mat grey;          // CV_8U, of the 3x3-smoothed image
+    cv::Mat gx, gy;        // CV_32F, Sobel 3x3 of grey
+    cv::Mat smallLab;      // lab at a quarter
+    cv::Mat smallTexture;  // how much the grey level moves pixel to pixel (wood grain, cloth, print), at a quarter
+
+    explicit Photo(const cv::Mat &rgb) : w(rgb.cols), h(rgb.rows), diagonal(std::hypot(rgb.cols, rgb.rows)) {
+        cv::Mat smooth, lab8;
+        cv::GaussianBlur(rgb, smooth, cv::Size(3, 3), 0);
+        cv::cvtColor(smooth, lab8, cv::COLOR_RGB2Lab);
+        lab8.convertTo(lab, CV_32F);
+        cv::cvtColor(smooth, grey, cv::COLOR_RGB2GRAY);
+        cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
+        cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
+        const cv::Size quarter(std::max(1, w / 4), std::max(1, h / 4));
+        cv::resize(lab, smallLab, quarter, 0, 0, cv::INTER_AREA);
+        cv::Mat laplacian;
+        cv::Laplacian(grey, laplacian, CV_32F);
+        cv::resize(cv::abs(laplacian), smallTexture, quarter, 0, 0, cv::INTER_AREA);
+    }
+};
+
+/// Bilinear samples of `image` at the points (mapX, mapY), as the prototype took them: cv::remap,
+/// whose positions are quantised to 1/32 pixel, so plain bilinear sampling would differ slightly.
+cv::Mat sample(const cv::Mat &image, const cv::Mat &mapX, const cv::Mat &mapY, int border) {
+    cv::Mat out;
+    cv::remap(image, out, mapX, mapY, cv::INTER_LINEAR, border, cv::Scalar());
+    return out;
+}
+
+// --- evidence ----------------------------------------------------------------------------------------
+
+struct SidePoints {
+    std::vector<Point> points;
+    Point normal;  // outward, unit
+};
+
+/// Points along the side p-q (its ends trimmed: corners are rounded, curled or covered) and the
+/// outward unit normal.
+SidePoints sideSamples(Point p, Point q, Point centre, double spacing = 4.0, double trim = 0.1) {
+    const Point d = q - p;
+    const double length = std::hypot(d.x, d.y);
+    const double divisor = length == 0 ? 1 : length;
+    Point n(-d.y / divisor, d.x / divisor);
+    if (dot(n, (p + q) / 2 - centre) < 0) n = -n;
+    const int count = std::max(8, int(length * (1 - 2 * trim) / spacing));
+    SidePoints out{{}, n};
+    for (double t : linspace(trim, 1 - trim, count)) out.points.push_back(p + t * d);
+    return out;
+}
+
+struct SideEvidence {
+    double support;    // share of the side with a step across it, an edge along it and no printed line on it
+    double step;       // median colour step across it
+    double coherence;  // 1: always the same colour inside; a textured table gives about 0
+};
+
+/// Per side: the share of it with a colour step across it (inside against outside, STEP or more),
+/// the median step, and how consistently the step keeps one direction.
+std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
+    const Point centre = centreOf(q);
+    constexpr int k = (FAR - NEAR) / 2 + 1;  // strips at NEAR, NEAR + 2, ..., FAR
+    constexpr int columns = 2 * k + 3;       // k inside, k outside, 3 on the side itself
+    std::array<SidePoints, 4> sides;
+    int total = 0;
+    for (int i = 0; i < 4; i++) {
+        sides[i] = sideSamples(q[i], q[(i + 1) % 4], centre);
+        total += int(sides[i].points.size());
+    }
+    // Where to look, in 32-bit floats as the prototype handed them to remap.
+    cv::Mat bothX(total, columns, CV_32F), bothY(total, columns, CV_32F);
+    cv::Mat probeX(total, 5, CV_32F), probeY(total, 5, CV_32F);
+    std::vector<cv::Point2f> normals;
+    int row = 0;
+    for (const SidePoints &side : sides) {
+        const Point n = side.normal;
+        for (const Point &p : side.points) {
+            for (int j = 0; j < k; j++) {
+                const double offset = NEAR + 2 * j;
+                bothX.at<float>(row, j) = float(p.x - offset * n.x);
+                bothY.at<float>(row, j) = float(p.y - offset * n.y);
+                bothX.at<float>(row, k + j) = float(p.x + offset * n.x);
+                bothY.at<float>(row, k + j) = float(p.y + offset * n.y);
+            }
+            for (int m = -1; m <= 1; m++) {
+                bothX.at<float>(row, 2 * k + 1 + m) = float(p.x + m * n.x);
+                bothY.at<float>(row, 2 * k + 1 + m) = float(p.y + m * n.y);
+            }
+            for (int c = -2; c <= 2; c++) {  // where the edge itself must be
+                probeX.at<float>(row, c + 2) = float(p.x + c * n.x);
+                probeY.at<float>(row, c + 2) = float(p.y + c * n.y);
+            }
+            normals.emplace_back(float(n.x), float(n.y));
+            row++;
+        }
+    }
+    const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_REPLICATE);
+    const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_REPLICATE);
+    const cv::Mat values = sample(photo.lab, bothX, bothY, cv::BORDER_REPLICATE);
+
+    std::array<SideEvidence, 4> out;
+    row = 0;
+    for (int i = 0; i < 4; i++) {
+        const int count = int(sides[i].points.size());
+        int supported = 0, visibleCount = 0;
+        cv::Vec3f diffSum(0, 0, 0);
+        double stepSum = 0;
+        std::vector<float> visibleSteps;
+        for (int r = 0; r < count; r++, row++) {
+            // an edge here: somewhere within 2 px of the side the gradient runs across it (within 30
+            // degrees) and is strong; wood grain or a shadow crossing at an angle fails one or the other
+            const cv::Point2f n = normals[row];
+            bool aligned = false;
+            for (int c = 0; c < 5; c++) {
+                const float x = gx.at<float>(row, c), y = gy.at<float>(row, c);
+                const float across = std::abs(x * n.x + y * n.y), along = std::abs(x * n.y - y * n.x);
+                aligned = aligned || (across > 2 * along && across >= EDGE);
+            }
+            auto within = [&](int c) {
+                const float x = bothX.at<float>(row, c), y = bothY.at<float>(row, c);
+                return x >= 0 && x <= photo.w - 1 && y >= 0 && y <= photo.h - 1;
+            };
+            // near the frame only part of the outer strip is in the photo: its nearest sample will do
+            bool visible = within(k);
+            for (int c = 0; c < k; c++) visible = visible && within(c);
+            for (int c = 2 * k; c < columns; c++) visible = visible && within(c);
+
+            const cv::Vec3f *v = values.ptr<cv::Vec3f>(row);
+            cv::Vec3f inside = v[0], outside(0, 0, 0);
+            for (int c = 1; c < k; c++) inside += v[c];
+            inside = divided(inside, float(k));
+            float weight = 0;
+            for (int c = k; c < 2 * k; c++) {
+                const float w = within(c) ? 1.0f : 0.0f;
+                outside += v[c] * w;
+                weight += w;
+            }
+            outside = divided(outside, std::max(1.0f, weight));
+            const cv::Vec3f diff = inside - outside;
+            const float step = std::sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]);
+            // a printed or drawn line has paper on both sides and ink on it: on the side the colour
+            // leaves the midway between inside and outside by more than the step itself
+            const cv::Vec3f off = divided(v[2 * k] + v[2 * k + 1] + v[2 * k + 2], 3) - divided(inside + outside, 2);
+            const float ridge = std::sqrt(off[0] * off[0] + off[1] * off[1] + off[2] * off[2]);
+
+            if (visible && step >= STEP && aligned && ridge < step) supported++;
+            if (visible) {
+                visibleCount++;
+                diffSum += diff;
+                stepSum += step;
+                visibleSteps.push_back(step);
+            }
+        }
+        out[i].support = double(supported) / count;
+        if (visibleCount) {
+            const cv::Vec3f mean = divided(diffSum, float(visibleCount));
+            const double meanStep = stepSum / visibleCount;
+            out[i].coherence = std::sqrt(double(mean.dot(mean))) / (meanStep == 0 ? 1 : meanStep);
+            out[i].step = median(visibleSteps);
+        } else {
+            out[i].coherence = out[i].step = 0;
+        }
+    }
+    return out;
+}
+
+struct Candidate {
+    Quad quad;
+    Quad raw;  // the corners as found, before refining: how duplicates are recognised
+    std::string source;
+    std::array<double, 4> support;
+    std::array<double, 4> step;
+    double score;
+    double area;  // share of the photo
+};
+
+/// A candidate with its evidence and a score in 0-1; none when its shape rules it out.
+std::optional<Candidate> judge(const Photo &photo, const Quad &found, const std::string &source) {
+    const Quad q = order(found);
+    if (!plausible(q, photo.w, photo.h)) return std::nullopt;
+    const auto sides = evidence(photo, q);
+    Candidate out{q, q, source, {}, {}, 0, area(q) / (double(photo.w) * photo.h)};
+    double sum = 0, least = 1;
+    for (int i = 0; i < 4; i++) {
+        out.support[i] = sides[i].support * std::min(1.0, sides[i].coherence / 0.7);
+        out.step[i] = sides[i].step;
+        sum += out.support[i];
+        least = std::min(least, out.support[i]);
+    }
+    out.score = 0.5 * (sum / 4) + 0.5 * least;
+    return out;
+}
+
+// --- candidates --------------------------------------------------------------------------------------
+
+struct Found {
+    std::string source;
+    Quad quad;
+};
+
+/// The quadrilateral around a convex polygon that adds the least area: repeatedly drop the side
+/// whose two neighbours, extended until they meet, add the smallest triangle. Its corners are where
+/// straight sides meet, as for a sheet with rounded or dog-eared corners.
+std::optional<Quad> hullToQuad(const std::vector<cv::Point> &contour) {
+    std::vector<cv::Point2f> points(contour.begin(), contour.end()), hull, simpler;
+    cv::convexHull(points, hull);
+    if (hull.size() < 4) return std::nullopt;
+    cv::approxPolyDP(hull, simpler, 0.005 * cv::arcLength(hull, true), true);
+    std::vector<Point> polygon(simpler.begin(), simpler.end());
+    if (polygon.size() < 4) return std::nullopt;
+    while (polygon.size() > 4) {
+        const size_t n = polygon.size();
+        double best = std::numeric_limits<double>::infinity();
+        std::optional<size_t> bestSide;
+        Point bestPoint;
+        for (size_t i = 0; i < n; i++) {
+            // side i runs from polygon[i] to polygon[i + 1]; its neighbours are sides i - 1 and i + 1
+            const Point a = polygon[(i + n - 1) % n], b = polygon[i], c = polygon[(i + 1) % n], d = polygon[(i + 2) % n];
+            const auto point = intersect(lineThrough(a, b), lineThrough(c, d));
+            if (!point) continue;
+            // the new corner must lie beyond side i, on the far side from the polygon
+            if (dot(*point - b, b - a) < 0 || dot(*point - c, c - d) < 0) continue;
+            const double added = 0.5 * std::abs((c.x - b.x) * (point->y - b.y) - (c.y - b.y) * (point->x - b.x));
+            if (added < best) {
+                best = added;
+                bestSide = i;
+                bestPoint = *point;
+            }
+        }
+        if (!bestSide) return std::nullopt;
+        polygon[*bestSide] = bestPoint;
+        polygon.erase(polygon.begin() + long((*bestSide + 1) % n));
+    }
+    return Quad{polygon[0], polygon[1], polygon[2], polygon[3]};
+}
+
+/// Canny with thresholds from the image's own gradients: the strongest tenth of them are edges,
+/// half that continues one.
+cv::Mat autoCanny(const cv::Mat &grey) {
+    cv::Mat gx, gy, edges;
+    cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
+    cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
+    const cv::Mat magnitude = cv::abs(gx) + cv::abs(gy);  // Canny's own L1 gradient
+    const double high = std::max(20.0, percentile(magnitude, 0.9));
+    cv::Canny(grey, edges, high / 2, high);
+    return edges;
+}
+
+cv::Mat reduced(const Photo &photo, int level) {
+    if (level == 1) return photo.grey;
+    cv::Mat out;
+    cv::resize(photo.grey, out, cv::Size(photo.w / level, photo.h / level), 0, 0, cv::INTER_AREA);
+    return out;
+}
+
+/// Quadrilaterals around the closed outlines Canny finds at full, half and quarter size.
+std::vector<Found> edgeCandidates(const Photo &photo) {
+    std::vector<Found> out;
+    for (int level : {1, 2, 4}) {
+        const cv::Mat grey = reduced(photo, level);
+        cv::Mat blurred, edges;
+        cv::GaussianBlur(grey, blurred, cv::Size(5, 5), 0);
+        cv::morphologyEx(autoCanny(blurred), edges, cv::MORPH_CLOSE, cv::Mat::ones(3, 3, CV_8U));
+        std::vector<std::vector<cv::Point>> contours;
+        cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_SIMPLE);
+        const double minimum = MIN_AREA * grey.rows * grey.cols;
+        for (const auto &contour : contours) {
+            if (contour.size() < 8) continue;
+            if (cv::boundingRect(contour).area() < minimum) continue;
+            if (const auto quad = hullToQuad(contour)) {
+                Quad scaled;  // back to working pixels, centre to centre
+                for (int i = 0; i < 4; i++) scaled[i] = (*quad)[i] * level + Point(1, 1) * ((level - 1) / 2.0);
+                out.push_back({"edges/" + std::to_string(level), scaled});
+            }
+        }
+    }
+    return out;
+}
+
+/// A long straight line made of LSD segments: its direction and the stretches along it they cover.
+struct MergedLine {
+    Line line;
+    Point direction;  // unit, along the line
+    double strength;  // total length of its segments
+    std::vector<std::pair<double, double>> spans;  // covered stretches, as positions along `direction`
+};
+
+/// LSD segments (at least 2 % of the diagonal) merged into lines, strongest first.
+std::vector<MergedLine> mergedLines(const Photo &photo) {
+    std::vector<cv::Vec4f> found;
+    cv::createLineSegmentDetector(cv::LSD_REFINE_STD)->detect(photo.grey, found);
+    std::vector<cv::Vec4f> segments;
+    std::vector<float> lengths;
+    const float shortest = float(0.02 * photo.diagonal);
+    for (const cv::Vec4f &s : found) {
+        const float length = std::hypot(s[2] - s[0], s[3] - s[1]);
+        if (length >= shortest) {
+            segments.push_back(s);
+            lengths.push_back(length);
+        }
+    }
+    std::vector<size_t> longest(segments.size());
+    for (size_t i = 0; i < longest.size(); i++) longest[i] = i;
+    // longest first; among equals, LSD's order (numpy's sort left that open)
+    std::stable_sort(longest.begin(), longest.end(), [&](size_t i, size_t j) { return lengths[i] > lengths[j]; });
+
+    struct Gathered {
+        Line line;  // of the first (longest) segment
+        std::vector<cv::Vec4f> members;
+        float strength;
+    };
+    std::vector<Gathered> gathered;
+    const double nearby = 0.006 * photo.diagonal;
+    for (size_t i : longest) {
+        const cv::Vec4f s = segments[i];
+        const double theta = std::atan2(double(s[2] - s[0]), double(-(s[3] - s[1])));  // direction of the normal
+        const double a = std::cos(theta), b = std::sin(theta);
+        bool merged = false;
+        for (Gathered &line : gathered) {
+            const Line &l = line.line;
+            // same line: nearly the same direction, both ends close to it
+            if (std::abs(l.a * b - l.b * a) < std::sin(radians(2)) && std::abs(l.a * s[0] + l.b * s[1] - l.c) < nearby &&
+                std::abs(l.a * s[2] + l.b * s[3] - l.c) < nearby) {
+                line.members.push_back(s);
+                line.strength += lengths[i];
+                merged = true;
+                break;
+            }
+        }
+        if (!merged) gathered.push_back({{a, b, a * s[0] + b * s[1]}, {s}, lengths[i]});
+    }
+
+    std::vector<MergedLine> out;
+    for (const Gathered &g : gathered) {
+        if (g.members.size() == 1) {
+            const cv::Vec4f s = g.members[0];
+            const float dx = s[2] - s[0], dy = s[3] - s[1];
+            const double length = std::hypot(double(dx), double(dy));
+            const Point direction(dx / length, dy / length);
+            const double s0 = direction.x * s[0] + direction.y * s[1], s1 = direction.x * s[2] + direction.y * s[3];
+            out.push_back({lineThrough(Point(s[0], s[1]), Point(s[2], s[3])), direction, g.strength,
+                           {{std::min(s0, s1), std::max(s0, s1)}}});
+            continue;
+        }
+        std::vector<cv::Point2f> ends;
+        for (const cv::Vec4f &s : g.members) ends.emplace_back(s[0], s[1]);
+        for (const cv::Vec4f &s : g.members) ends.emplace_back(s[2], s[3]);
+        cv::Vec4f fit;
+        cv::fitLine(ends, fit, cv::DIST_L2, 0, 0.01, 0.01);
+        const float vx = fit[0], vy = fit[1], x0 = fit[2], y0 = fit[3];
+        const float c = -vy * x0 + vx * y0;  // 32-bit, as numpy computed it
+        std::vector<std::pair<double, double>> spans;
+        for (const cv::Vec4f &s : g.members) {
+            const float s0 = vx * s[0] + vy * s[1], s1 = vx * s[2] + vy * s[3];
+            spans.emplace_back(std::min(s0, s1), std::max(s0, s1));
+        }
+        std::sort(spans.begin(), spans.end());
+        std::vector<std::pair<double, double>> united;
+        for (const auto &[s0, s1] : spans) {
+            if (!united.empty() && s0 <= united.back().second + 0.01 * photo.diagonal)
+                united.back().second = std::max(united.back().second, s1);
+            else
+                united.emplace_back(s0, s1);
+        }
+        out.push_back({{-vy, vx, c}, Point(vx, vy), g.strength, united});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const MergedLine &l, const MergedLine &m) { return l.strength > m.strength; });
+    return out;
+}
+
+/// Quadrilaterals from the strongest merged lines, two nearly-parallel pairs crossing each other,
+/// ranked by how much of each of the four sides line segments cover.
+std::vector<Found> lineCandidates(const Photo &photo) {
+    std::vector<MergedLine> lines = mergedLines(photo);
+    if (lines.size() > LINES_KEPT) lines.resize(LINES_KEPT);
+    const size_t count = lines.size();
+    if (count < 4) return {};
+    const double diagonal = photo.diagonal;
+    // coverage of each line on a grid along it: cumulative sums make any stretch's share cheap
+    const double cell = 0.005 * diagonal;
+    const int bins = int(2 * diagonal / cell) + 2;
+    std::vector<std::vector<double>> cumulative(count, std::vector<double>(bins + 1, 0));
+    for (size_t n = 0; n < count; n++) {
+        std::vector<char> covered(bins, 0);
+        for (const auto &[a, b] : lines[n].spans) {
+            const int i0 = int((a + diagonal) / cell), i1 = int((b + diagonal) / cell);
+            for (int i = std::max(0, i0); i < std::min(bins, i1 + 1); i++) covered[i] = 1;
+        }
+        for (int i = 0; i < bins; i++) cumulative[n][i + 1] = cumulative[n][i] + covered[i];
+    }
+    auto sine = [&](size_t i, size_t j) {
+        return std::abs(lines[i].line.a * lines[j].line.b - lines[j].line.a * lines[i].line.b);
+    };
+    const double sin30 = std::sin(radians(30));
+    std::vector<std::pair<size_t, size_t>> pairs;  // near-parallel
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = i + 1; j < count; j++)
+            if (sine(i, j) < sin30) pairs.emplace_back(i, j);
+    if (pairs.size() < 2) return {};
+
+    // Where lines p and q meet; parallel ones somewhere far off, which the shape tests then refuse.
+    auto meet = [&](size_t p, size_t q) {
+        const Line &l = lines[p].line, &m = lines[q].line;
+        double det = l.a * m.b - m.a * l.b;
+        if (std::abs(det) < 1e-9) det = 1e-9;
+        return Point((l.c * m.b - m.c * l.b) / det, (l.a * m.c - m.a * l.c) / det);
+    };
+    // Share of the stretch of `line` between p and q that segments cover.
+    auto cover = [&](size_t line, Point p, Point q) {
+        const double s0 = dot(lines[line].direction, p), s1 = dot(lines[line].direction, q);
+        const int lo = std::clamp(int((std::min(s0, s1) + diagonal) / cell), 0, bins);
+        const int hi = std::clamp(int((std::max(s0, s1) + diagonal) / cell), 0, bins);
+        return (cumulative[line][hi] - cumulative[line][lo]) / std::max(1, hi - lo);
+    };
+    struct Ranked {
+        Quad corners;
+        double rank;
+    };
+    std::vector<Ranked> ranked;
+    const double margin = 0.02 * diagonal;
+    for (size_t x = 0; x < pairs.size(); x++) {
+        for (size_t y = x + 1; y < pairs.size(); y++) {
+            const auto [a, b] = pairs[x];  // a, b opposite; c, d opposite
+            const auto [c, d] = pairs[y];
+            if (a == c || a == d || b == c || b == d || !(sine(a, c) > sin30)) continue;
+            // corners in order around the quadrilateral: sides a, c, b, d
+            const Quad corners = {meet(d, a), meet(a, c), meet(c, b), meet(b, d)};
+            const std::array<size_t, 4> sides = {a, c, b, d};
+            int positive = 0, negative = 0;
+            double twiceArea = 0;
+            bool inside = true;
+            for (int k = 0; k < 4; k++) {
+                const Point edge = corners[(k + 1) % 4] - corners[k], next = corners[(k + 2) % 4] - corners[(k + 1) % 4];
+                const double cross = edge.x * next.y - edge.y * next.x;
+                positive += cross > 0;
+                negative += cross < 0;
+                twiceArea += corners[k].x * corners[(k + 1) % 4].y - corners[(k + 1) % 4].x * corners[k].y;
+                const Point p = corners[k];
+                inside = inside && p.x > -margin && p.x < photo.w + margin && p.y > -margin && p.y < photo.h + margin;
+            }
+            if (!(positive == 4 || negative == 4) || !inside || 0.5 * std::abs(twiceArea) < MIN_AREA * photo.w * photo.h)
+                continue;
+            std::array<double, 4> covers;
+            for (int k = 0; k < 4; k++) covers[k] = cover(sides[k], corners[k], corners[(k + 1) % 4]);
+            const double least = *std::min_element(covers.begin(), covers.end());
+            ranked.push_back({corners, least + (((covers[0] + covers[1]) + covers[2]) + covers[3]) / 4});
+        }
+    }
+    // The best ranked first; among equals, the order they were made in (numpy's sort left that open).
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked &r, const Ranked &s) { return r.rank > s.rank; });
+    std::vector<Found> out;
+    for (size_t t = 0; t < ranked.size() && t < 3 * LINE_QUADS && out.size() < LINE_QUADS; t++) {
+        const Quad q = order(ranked[t].corners);
+        if (plausible(q, photo.w, photo.h)) out.push_back({"lines", q});
+    }
+    return out;
+}
+
+/// The outline of the bright, colourless region: paper is lighter and greyer than most tables.
+std::vector<Found> regionCandidates(const Photo &photo) {
+    const cv::Mat &small = photo.smallLab;  // the Lab image at a quarter
+    cv::Mat bright(small.size(), CV_32F), paper(small.size(), CV_32F);
+    for (int y = 0; y < small.rows; y++) {
+        for (int x = 0; x < small.cols; x++) {
+            const cv::Vec3f v = small.at<cv::Vec3f>(y, x);
+            const float chroma = std::hypot(v[1] - 128.0f, v[2] - 128.0f);
+            bright.at<float>(y, x) = v[0];
+            paper.at<float>(y, x) = v[0] - 2.0f * chroma;
+        }
+    }
+    std::vector<Found> out;
+    for (const auto &[name, channel] : {std::pair<std::string, cv::Mat>{"bright", bright}, {"paper", paper}}) {
+        cv::Mat stretched, levels(channel.size(), CV_8U), mask;
+        cv::normalize(channel, stretched, 0, 255, cv::NORM_MINMAX);
+        // truncated, not rounded, as numpy's astype(uint8) does
+        for (int y = 0; y < channel.rows; y++)
+            for (int x = 0; x < channel.cols; x++) levels.at<uchar>(y, x) = uchar(stretched.at<float>(y, x));
+        cv::threshold(levels, mask, 0, 255, cv::THRESH_BINARY + cv::THRESH_OTSU);
+        cv::morphologyEx(mask, mask, cv::MORPH_OPEN, cv::Mat::ones(5, 5, CV_8U));
+        std::vector<std::vector<cv::Point>> contours;
+        cv::findContours(mask, contours, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_SIMPLE);
+        std::vector<double> areas;
+        for (const auto &contour : contours) areas.push_back(cv::contourArea(contour));
+        std::vector<size_t> largest(contours.size());
+        for (size_t i = 0; i < largest.size(); i++) largest[i] = i;
+        std::stable_sort(largest.begin(), largest.end(), [&](size_t i, size_t j) { return areas[i] > areas[j]; });
+        for (size_t rank = 0; rank < largest.size() && rank < 3; rank++) {
+            const size_t i = largest[rank];
+            if (areas[i] < MIN_AREA * small.rows * small.cols) break;
+            if (const auto quad = hullToQuad(contours[i])) {
+                Quad scaled;  // back to working pixels, centre to centre
+                for (int c = 0; c < 4; c++) scaled[c] = (*quad)[c] * 4 + Point(1.5, 1.5);
+                out.push_back({"region/" + name, scaled});
+            }
+        }
+    }
+    return out;
+}
+
+// --- refinement --------------------------------------------------------------------------------------
+
+/// Each side refitted to the strongest edge across it nearby (of the side's own polarity), by a
+/// robust line fit; the corners are where the fitted sides meet, so that rounded or covered corners
+/// sit where the straight edges meet, as the marks do.
+Quad refine(const Photo &photo, const Quad &q) {
+    const Point centre = centreOf(q);
+    const int reach = std::max(4, int(REACH * photo.diagonal));
+    const int width = 2 * reach + 1;  // offsets -reach..reach across the side
+    // a mild preference for staying close, so that a text line further in does not win
+    std::vector<float> closeness(width);
+    for (int j = 0; j < width; j++) closeness[j] = 1.0f - 0.3f * float(std::abs(j - reach)) / float(reach);
+    std::array<Line, 4> lines;
+    for (int i = 0; i < 4; i++) {
+        const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centre, 2.0, 0.12);
+        const Point n = side.normal;
+        const int count = int(side.points.size());
+        cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
+        for (int r = 0; r < count; r++) {
+            for (int j = 0; j < width; j++) {
+                probeX.at<float>(r, j) = float(side.points[r].x + (j - reach) * n.x);
+                probeY.at<float>(r, j) = float(side.points[r].y + (j - reach) * n.y);
+            }
+        }
+        const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_CONSTANT);
+        const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_CONSTANT);
+        cv::Mat across(count, width, CV_32F);  // positive: brighter outside
+        const float nx = float(n.x), ny = float(n.y);
+        double brighterOutside = 0, darkerOutside = 0;
+        for (int r = 0; r < count; r++) {
+            float most = -std::numeric_limits<float>::infinity(), least = std::numeric_limits<float>::infinity();
+            for (int j = 0; j < width; j++) {
+                const float value = gx.at<float>(r, j) * nx + gy.at<float>(r, j) * ny;
+                across.at<float>(r, j) = value;
+                most = std::max(most, value);
+                least = std::min(least, value);
+            }
+            brighterOutside += most;
+            darkerOutside += -least;
+        }
+        // the side's polarity: which sign the strongest responses take along most of it
+        const float sign = brighterOutside >= darkerOutside ? 1.0f : -1.0f;
+        std::vector<int> best(count);
+        std::vector<float> strength(count);
+        for (int r = 0; r < count; r++) {
+            best[r] = 0;
+            strength[r] = -std::numeric_limits<float>::infinity();
+            for (int j = 0; j < width; j++) {
+                const float value = across.at<float>(r, j) * sign * closeness[j];
+                if (value > strength[r]) {
+                    strength[r] = value;
+                    best[r] = j;
+                }
+            }
+        }
+        const float threshold = float(std::max(8.0, 0.5 * double(median(strength))));
+        std::vector<cv::Point2f> found;
+        for (int r = 0; r < count; r++)
+            if (strength[r] > threshold) {
+                const double offset = best[r] - reach;
+                found.emplace_back(float(side.points[r].x + offset * n.x), float(side.points[r].y + offset * n.y));
+            }
+        if (found.size() < 6) {
+            lines[i] = lineThrough(q[i], q[(i + 1) % 4]);
+            continue;
+        }
+        cv::Vec4f fit;
+        cv::fitLine(found, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
+        lines[i] = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
+    }
+    return cornersOf(lines).value_or(q);
+}
+
+// --- the finder --------------------------------------------------------------------------------------
+
+/// Every candidate judged (duplicates of one already judged skipped), best first, the leaders refined.
+/// As the prototype's: the refined leaders keep the place their unrefined selves had.
+std::vector<Candidate> candidates(const Photo &photo) {
+    std::vector<Found> raw = edgeCandidates(photo);
+    for (auto found : {lineCandidates(photo), regionCandidates(photo)}) raw.insert(raw.end(), found.begin(), found.end());
+    std::vector<Candidate> judged;
+    for (const Found &f : raw) {
+        const Quad quad = order(f.quad);
+        const bool seen = std::any_of(judged.begin(), judged.end(),
+                                      [&](const Candidate &j) { return same(quad, j.raw, 0.01 * photo.diagonal); });
+        if (seen) continue;
+        if (auto j = judge(photo, quad, f.source)) {
+            j->raw = quad;
+            judged.push_back(*j);
+        }
+    }
+    std::stable_sort(judged.begin(), judged.end(), [](const Candidate &a, const Candidate &b) { return a.score > b.score; });
+    // refine the leaders: their corners then sit where the edges really are
+    for (size_t i = 0; i < judged.size() && i < REFINED; i++) {
+        const auto refined = judge(photo, refine(photo, judged[i].quad), judged[i].source + "+refined");
+        if (refined && refined->score >= judged[i].score - 0.02) {
+            const Quad raw = judged[i].raw;
+            judged[i] = *refined;
+            judged[i].raw = raw;
+        }
+    }
+    return judged;
+}
+
+/// Every corner of `inner` lies inside the convex `outer`, or outside it by no more than `slack`.
+bool contains(const Quad &outer, const Quad &inner, double slack) {
+    const Point centre = centreOf(outer);
+    for (int i = 0; i < 4; i++) {
+        const Point p = outer[i], d = outer[(i + 1) % 4] - p;
+        double length = std::hypot(d.x, d.y);
+        if (length == 0) length = 1;
+        Point n(-d.y / length, d.x / length);
+        if (dot(n, centre - p) < 0) n = -n;
+        for (const Point &corner : inner)
+            if (dot(corner - p, n) < -slack) return false;
+    }
+    return true;
+}
+
+/// Whether the ring between `inner` and a larger `outer` holding it looks unlike what lies just
+/// outside `outer` (colour and texture): then it is more sheet, and `outer` the sheet's edge; wood or
+/// cloth like the table around it would make `outer` a quadrilateral of table.
+bool ringIsSheet(const Photo &photo, const Quad &outer, const Quad &inner) {
+    const cv::Mat &small = photo.smallLab;
+    const double f = double(small.cols) / photo.w;
+    auto filled = [&](const Quad &q) {
+        cv::Mat mask = cv::Mat::zeros(small.size(), CV_8U);
+        std::vector<cv::Point> corners;  // rounded half to even, as np.round does
+        for (const Point &p : q) corners.emplace_back(int(std::nearbyint(p.x * f)), int(std::nearbyint(p.y * f)));
+        cv::fillConvexPoly(mask, corners, cv::Scalar(255));
+        return mask;
+    };
+    auto dilated = [](const cv::Mat &mask, int size) {
+        cv::Mat out;
+        cv::dilate(mask, out, cv::Mat::ones(size, size, CV_8U));
+        return out;
+    };
+    const cv::Mat big = filled(outer);
+    cv::Mat ring, around;
+    cv::subtract(big, dilated(filled(inner), 3), ring);
+    const int width = std::max(3, int(0.03 * std::max(small.rows, small.cols)));
+    cv::subtract(dilated(big, width), dilated(big, 3), around);
+    if (cv::countNonZero(ring) < 20 || cv::countNonZero(around) < 20) return true;
+    // per region: the median of each Lab channel and the mean texture
+    std::array<std::array<double, 4>, 2> features;
+    const std::array<const cv::Mat *, 2> masks = {&ring, &around};
+    for (int m = 0; m < 2; m++) {
+        std::array<std::vector<float>, 3> channels;
+        double texture = 0;
+        for (int y = 0; y < small.rows; y++)
+            for (int x = 0; x < small.cols; x++)
+                if (masks[m]->at<uchar>(y, x)) {
+                    const cv::Vec3f v = small.at<cv::Vec3f>(y, x);
+                    for (int c = 0; c < 3; c++) channels[c].push_back(v[c]);
+                    texture += photo.smallTexture.at<float>(y, x);
+                }
+        for (int c = 0; c < 3; c++) features[m][c] = median(channels[c]);
+        features[m][3] = texture / double(channels[0].size());
+    }
+    double distance = 0;
+    for (int c = 0; c < 4; c++) distance += (features[0][c] - features[1][c]) * (features[0][c] - features[1][c]);
+    return std::sqrt(distance) >= STEP;
+}
+
+/// The best-supported convincing candidate (its index in `found`); then, as long as a larger
+/// convincing one holds it with evidence nearly as good and the ring between them is not like the
+/// table around the larger one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of
+/// wood grain around a sheet holds more wood), the largest of those instead. -1: none convincing.
+int choose(const std::vector<Candidate> &found, const Photo &photo) {
+    int best = -1;
+    for (size_t i = 0; i < found.size(); i++)
+        if (found[i].score >= ACCEPT && (best < 0 || found[i].score > found[best].score)) best = int(i);
+    if (best < 0) return -1;
+    const double floor = found[best].score - HOLD;
+    while (true) {
+        int larger = -1;
+        for (size_t i = 0; i < found.size(); i++) {
+            const Candidate &j = found[i];
+            if (j.score >= ACCEPT && j.area > 1.15 * found[best].area && j.score >= floor &&
+                contains(j.quad, found[best].quad, 0.01 * photo.diagonal) && ringIsSheet(photo, j.quad, found[best].quad) &&
+                (larger < 0 || j.area > found[larger].area))
+                larger = int(i);
+        }
+        if (larger < 0) return best;
+        best = larger;
+    }
+}
+
+/// Each side moved outward by `by` pixels; the corners where the moved sides meet.
+Quad widen(const Quad &q, double by) {
+    const Point centre = centreOf(q);
+    std::array<Line, 4> lines;
+    for (int i = 0; i < 4; i++) {
+        Line l = lineThrough(q[i], q[(i + 1) % 4]);
+        l.c += l.a * centre.x + l.b * centre.y < l.c ? by : -by;
+        lines[i] = l;
+    }
+    return cornersOf(lines).value_or(q);
+}
+
+void copyCorners(const Quad &q, double *out) {
+    for (int i = 0; i < 4; i++) {
+        out[2 * i] = q[i].x;
+        out[2 * i + 1] = q[i].y;
+    }
+}
+
+/// Below this many pixels on a side there is no sheet to find, and the quarter-size copies would be
+/// empty (the prototype would fail there).
+constexpr int SMALLEST = 16;
+
+void findSheet(const cv::Mat &rgb, ptcv_result *result) {
+    result->accept = ACCEPT;
+    if (std::min(rgb.cols, rgb.rows) < SMALLEST) return;
+    const Photo photo(rgb);
+    std::vector<Candidate> found = candidates(photo);
+    result->judged = int(found.size());
+    const int chosen = choose(found, photo);
+    if (chosen >= 0 && found[chosen].source.find("refined") == std::string::npos) {
+        // the one taken is refined too, even when it was not among the leaders
+        const Candidate &best = found[chosen];
+        const auto refined = judge(photo, refine(photo, best.quad), best.source + "+refined");
+        // in the list in place of its unrefined self, so that the list shows what was taken
+        if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
+    }
+    if (chosen >= 0) copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
+
+    // Best score first; the one taken among them even when it is not among the best.
+    std::vector<size_t> shown(found.size());
+    for (size_t i = 0; i < shown.size(); i++) shown[i] = i;
+    std::stable_sort(shown.begin(), shown.end(), [&](size_t i, size_t j) { return found[i].score > found[j].score; });
+    if (shown.size() > PTCV_MAX_CANDIDATES) shown.resize(PTCV_MAX_CANDIDATES);
+    if (chosen >= 0 && std::find(shown.begin(), shown.end(), size_t(chosen)) == shown.end()) shown.back() = size_t(chosen);
+    result->count = int(shown.size());
+    result->chosen = -1;
+    for (size_t slot = 0; slot < shown.size(); slot++) {
+        const Candidate &c = found[shown[slot]];
+        ptcv_candidate &out = result->candidates[slot];
+        copyCorners(c.quad, out.corners);
+        out.score = c.score;
+        std::copy(c.support.begin(), c.support.end(), out.support);
+        std::copy(c.step.begin(), c.step.end(), out.step);
+        out.area = c.area;
+        std::snprintf(out.source, sizeof out.source, "%s", c.source.c_str());
+        if (int(shown[slot]) == chosen) result->chosen = int(slot);
+    }
+}
+
+/// OpenCV's messages run over several lines ("OpenCV(4.6.0) file:line: error: (-215:...) in
+/// function ..."); the caller wants one.
+void report(char *error, size_t size, const std::string &message) {
+    if (!error || size == 0) return;
+    std::string line = message;
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::snprintf(error, size, "%s", line.c_str());
+}
+
+}  // namespace
+
+extern "C" int ptcv_find_sheet(const unsigned char *rgb, int width, int height, int stride, ptcv_result *result,
+                               char *error, size_t error_size) {
+    if (!result) {
+        report(error, error_size, "sheet vision: no result to fill");
+        return -1;
+    }
+    std::memset(result, 0, sizeof *result);
+    result->chosen = -1;
+    if (!rgb || width <= 0 || height <= 0 || stride < 3 * width) {
+        report(error, error_size, "sheet vision: no image, or a stride shorter than a row");
+        return -1;
+    }
+    try {
+        // Wraps the caller's pixels without copying; nothing writes to them.
+        const cv::Mat image(height, width, CV_8UC3, const_cast<unsigned char *>(rgb), size_t(stride));
+        findSheet(image, result);
+        return 0;
+    } catch (const cv::Exception &e) {
+        report(error, error_size, "sheet vision: OpenCV: " + e.msg + " in " + e.func);
+    } catch (const std::bad_alloc &) {
+        report(error, error_size, "sheet vision: out of memory");
+    } catch (const std::exception &e) {
+        report(error, error_size, std::string("sheet vision: ") + e.what());
+    } catch (...) {
+        report(error, error_size, "sheet vision: unknown failure");
+    }
+    std::memset(result, 0, sizeof *result);
+    result->chosen = -1;
+    return -1;
+}
+
+extern "C" const char *ptcv_opencv_version(void) { return CV_VERSION; }
