@@ -118,6 +118,14 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MANDIR ?= $(PREFIX)/share/man
 # find_page's OpenCV half, opened on first use (the binary looks beside itself: ../lib/pdftrapper).
 VISIONDIR ?= $(PREFIX)/lib/pdftrapper
+# SwiftPM builds it too (for the tests, beside the test bundle), but links every product it makes
+# with the Swift runtime, which a machine it is installed on does not have: the installed one is
+# built here from the same source, with C++'s runtime alone.
+VISION := .build/vision/libPDFTrapperVision.so
+$(VISION): Sources/SheetVision/sheet_vision.cpp Sources/SheetVision/include/sheet_vision.h
+	mkdir -p $(dir $@)
+	c++ -O2 -std=c++17 -shared -fPIC -Wl,--as-needed -ISources/SheetVision/include $$(pkg-config --cflags opencv4) \
+		$< -o $@ -lopencv_imgproc -lopencv_core
 # The workspace's own HTML, CSS and JavaScript (the server looks beside the binary: ../share/pdftrapper/web).
 WEBDIR ?= $(PREFIX)/share/pdftrapper/web
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -132,10 +140,10 @@ man/%: man/%.scd
 # The binary, the units (their ExecStart pointed at BINDIR), sysusers.d and tmpfiles.d, the man
 # pages, completion for bash and zsh, and the example config as SYSCONFDIR/pdftrapper/config.toml
 # unless one is there already (it is never overwritten).
-install: man
+install: man $(VISION)
 	$(SWIFT) build $(RELEASE_FLAGS)
 	install -Dm755 $(BIN) $(DESTDIR)$(BINDIR)/pdftrapper
-	install -Dm644 .build/release/libPDFTrapperVision.so $(DESTDIR)$(VISIONDIR)/libPDFTrapperVision.so
+	install -Dm644 $(VISION) $(DESTDIR)$(VISIONDIR)/libPDFTrapperVision.so
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR)
 	sed 's|/usr/bin/pdftrapper|$(BINDIR)/pdftrapper|' systemd/pdftrapper.service > $(DESTDIR)$(UNITDIR)/pdftrapper.service
 	sed 's|/usr/bin/pdftrapper|$(BINDIR)/pdftrapper|' systemd/user/pdftrapper.service > $(DESTDIR)$(USERUNITDIR)/pdftrapper.service
