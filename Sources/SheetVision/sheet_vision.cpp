@@ -37,6 +37,7 @@ constexpr double REACH = 0.012;    // how far (share of the diagonal) a side may
 constexpr size_t REFINED = 8;      // how many of the best candidates are refined
 constexpr double ACCEPT = 0.7;     // the least score taken as a sheet
 constexpr double HOLD = 0.15;      // how much weaker the evidence of a larger candidate holding the best one may be
+constexpr double FRAMED = 0.6;     // a side with this much support is drawn by a real edge (a candidate framing the one chosen)
 constexpr double MARGIN = 0.003;   // the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
 constexpr size_t LINES_KEPT = 30;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
@@ -857,6 +858,54 @@ bool ringIsSheet(const Photo &photo, const Quad &outer, const Quad &inner) {
     return std::sqrt(distance) >= STEP;
 }
 
+/// The median lightness (L of Lab) of the quarter-size image within `mask`.
+float medianLightness(const Photo &photo, const cv::Mat &mask) {
+    std::vector<float> values;
+    for (int y = 0; y < mask.rows; y++)
+        for (int x = 0; x < mask.cols; x++)
+            if (mask.at<uchar>(y, x)) values.push_back(photo.smallLab.at<cv::Vec3f>(y, x)[0]);
+    return values.empty() ? 0.0f : median(values);
+}
+
+/// `q` filled, on the quarter-size image.
+cv::Mat smallMask(const Photo &photo, const Quad &q) {
+    const double f = double(photo.smallLab.cols) / photo.w;
+    cv::Mat mask = cv::Mat::zeros(photo.smallLab.size(), CV_8U);
+    std::vector<cv::Point> corners;
+    for (const Point &p : q) corners.emplace_back(int(std::nearbyint(p.x * f)), int(std::nearbyint(p.y * f)));
+    cv::fillConvexPoly(mask, corners, cv::Scalar(255));
+    return mask;
+}
+
+/// Whether the ring between `outer` and the `inner` it holds could be the paper `inner` is printed
+/// on: ink only darkens paper, so the paper around a printed box, picture or stripe is at least as
+/// light as the box itself. A hand, an arm or a dark object under a sheet is darker than the sheet.
+bool ringIsPaperAround(const Photo &photo, const Quad &outer, const Quad &inner) {
+    const cv::Mat innerMask = smallMask(photo, inner);
+    cv::Mat ring;
+    cv::subtract(smallMask(photo, outer), innerMask, ring);
+    if (cv::countNonZero(ring) < 20 || cv::countNonZero(innerMask) < 20) return false;
+    return medianLightness(photo, ring) >= medianLightness(photo, innerMask);
+}
+
+/// Whether the candidate `chosen` may be something printed on a larger sheet rather than the sheet:
+/// a larger candidate holds it, drawn by real edges on at least three of its sides (the fourth may
+/// be off the photo, or white paper on a white table), and the ring between the two is not like what
+/// lies around the larger one and could be the paper the smaller one is printed on. Taking `chosen`
+/// would then cut into that sheet, the worst failure; the larger one is not convincing enough to be
+/// taken either (else the holding rule took it), so nothing is.
+bool framedByMore(const std::vector<Candidate> &found, const Photo &photo, int chosen) {
+    const Candidate &inner = found[chosen];
+    for (const Candidate &outer : found) {
+        if (outer.area <= 1.15 * inner.area) continue;
+        const int framed = int(std::count_if(outer.support.begin(), outer.support.end(), [](double s) { return s >= FRAMED; }));
+        if (framed >= 3 && contains(outer.quad, inner.quad, 0.01 * photo.diagonal) &&
+            ringIsSheet(photo, outer.quad, inner.quad) && ringIsPaperAround(photo, outer.quad, inner.quad))
+            return true;
+    }
+    return false;
+}
+
 /// The best-supported convincing candidate (its index in `found`); then, as long as a larger
 /// convincing one holds it with evidence nearly as good and the ring between them is not like the
 /// table around the larger one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of
@@ -876,9 +925,10 @@ int choose(const std::vector<Candidate> &found, const Photo &photo) {
                 (larger < 0 || j.area > found[larger].area))
                 larger = int(i);
         }
-        if (larger < 0) return best;
+        if (larger < 0) break;
         best = larger;
     }
+    return framedByMore(found, photo, best) ? -1 : best;
 }
 
 /// Each side moved outward by `by` pixels; the corners where the moved sides meet.
