@@ -122,10 +122,10 @@ VISIONDIR ?= $(PREFIX)/lib/pdftrapper
 # with the Swift runtime, which a machine it is installed on does not have: the installed one is
 # built here from the same source, with C++'s runtime alone.
 VISION := .build/vision/libPDFTrapperVision.so
-$(VISION): Sources/SheetVision/sheet_vision.cpp Sources/SheetVision/include/sheet_vision.h
+$(VISION): $(wildcard Sources/SheetVision/*.cpp) Sources/SheetVision/include/sheet_vision.h
 	mkdir -p $(dir $@)
 	c++ -O2 -std=c++17 -shared -fPIC -Wl,--as-needed -ISources/SheetVision/include $$(pkg-config --cflags opencv4) \
-		$< -o $@ -lopencv_imgproc -lopencv_core
+		$(filter %.cpp,$^) -o $@ -lopencv_imgproc -lopencv_core
 # The workspace's own HTML, CSS and JavaScript (the server looks beside the binary: ../share/pdftrapper/web).
 WEBDIR ?= $(PREFIX)/share/pdftrapper/web
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions

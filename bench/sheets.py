@@ -16,9 +16,11 @@ marked corner more than 0.5 % of the diagonal outside the cut (part of the sheet
 `no-edge` photo must be left alone. `cut` photos (the document runs off the frame) are shown but not
 counted. Time per photo, decode included: for PDFTrapper the whole `pdftrapper ingest` (process
 start, decode, find, warp, JPEG, PDF), for the OpenCV detectors decoding the file plus finding the
-sheet in the same process; the best of N runs per photo, then the median (p50) over the photos.
+sheet in the same process; the best of N runs per photo, then the median (p50) over the photos. And
+what find_page adds to an ingest (decode, find, warp, JPEG again): the same ingest without it, the
+JPEG copied in undecoded, subtracted photo by photo.
 """
-import argparse, json, math, os, statistics, sys, tempfile, time
+import argparse, json, math, os, statistics, subprocess, sys, tempfile, time
 
 try:
     import cv2
@@ -88,6 +90,17 @@ def prototype(path):
     if result is None:
         return None, None
     return result["corners"], result["proportions"]
+
+
+def plain_ingest(binary):
+    """The photo into a PDF with no page steps: a JPEG goes in byte for byte, undecoded. What
+    find_page adds to an ingest (decode, find, warp, JPEG again) is the difference."""
+    def run(path):
+        with tempfile.TemporaryDirectory() as folder:
+            subprocess.run([binary, "ingest", "--to", os.path.join(folder, "out.pdf"), path, "--state-dir",
+                            os.path.join(folder, "state")], check=True, capture_output=True)
+        return None, None
+    return run
 
 
 def ours(binary):
@@ -235,6 +248,7 @@ def main():
     detectors = []  # (name, function, answers in fractions)
     if "ours" in wanted and args.binary:
         detectors.append(("ours today", ours(os.path.abspath(args.binary)), True))
+        detectors.append(("plain ingest", plain_ingest(os.path.abspath(args.binary)), True))
     if "tutorial" in wanted:
         detectors.append(("tutorial", tutorial, False))
     if "prototype" in wanted:
@@ -260,10 +274,10 @@ def main():
                 corners, proportions = detect(path)
                 elapsed = time.perf_counter() - start
                 times[name][photo] = min(elapsed, times[name].get(photo, math.inf))
-                if run == 0:
+                if run == 0 and name != "plain ingest":
                     results[name][photo] = judged(marked[photo], corners, proportions, fractions)
 
-    columns = [name for name, _, _ in detectors]
+    columns = [name for name, _, _ in detectors if name != "plain ingest"]
     width = max(len(n) for n in names) if names else 10
     short = {n: n.split("/")[-1][:34] for n in names}
     width = max(len(s) for s in short.values()) if names else 10
@@ -287,6 +301,10 @@ def main():
         base = statistics.median(times["tutorial"].values())
         print("time against the tutorial detector (p50 over p50): " + ", ".join(
             f"{c} {statistics.median(times[c].values()) / base:.2f}x" for c in columns if c != "tutorial"))
+        if "plain ingest" in times:
+            added = statistics.median(times["ours today"][n] - times["plain ingest"][n] for n in names)
+            print(f"find_page's share of an ingest (decode, find, warp, JPEG again; p50 of ingest with it minus "
+                  f"without): {1000 * added:.0f} ms, {added / base:.2f}x the tutorial's decode + find")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"results": results, "times": times}, f, indent=1)

@@ -48,9 +48,10 @@ pip_packages+=(img2pdf reportlab)
 # The peers the benchmarks run against (img2pdf from PyPI, and qpdf, pdfunite and GNU time, are
 # above); only with --bench.
 if [ "${1:-}" = --bench ]; then
-  # bench/sheets.py runs the tutorial detector and the finder's prototype through OpenCV for Python.
-  tool_packages+=(inotify-tools python3-opencv)
-  pip_packages+=(ocrmypdf)
+  tool_packages+=(inotify-tools)
+  # bench/sheets.py runs the tutorial detector and the finder's prototype through OpenCV for Python
+  # (4.x: the prototype's line segment detector; the product's OpenCV is Debian's 4.6).
+  pip_packages+=(ocrmypdf "opencv-python-headless<5")
 fi
 
 missing=()

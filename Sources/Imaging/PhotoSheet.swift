@@ -54,33 +54,7 @@ enum PhotoSheet {
         let height = Int(max(distance(corners[0], corners[3]), distance(corners[1], corners[2])).rounded())
         let width = Int((Double(height) * sheet.aspect).rounded())
         guard width >= 16, height >= 16 else { return .leftAsItIs("find_page: the sheet found is too small to be a page", suggestion: corners) }
-        // Leptonica's transform writes a picture of its input's size: room is made on the right and below.
-        var source = pix
-        if width > pix.width || height > pix.height {
-            let white: UInt32 = pix.depth == 32 ? 0xFFFF_FF00 : 0xFF
-            guard let bigger = LeptonicaPix(lept, lept.pixAddBorderGeneral(pix.pix, 0, Int32(max(0, width - pix.width)), 0,
-                                                                           Int32(max(0, height - pix.height)), white)) else {
-                throw ImageInputError.decodeFailed(.jpeg, "leptonica could not make room for the sheet")
-            }
-            source = bigger
-        }
-        var from = lept.ptaCreate(4), to = lept.ptaCreate(4)
-        defer { lept.ptaDestroy(&from); lept.ptaDestroy(&to) }
-        let targets = [(0.0, 0.0), (Double(width), 0.0), (Double(width), Double(height)), (0.0, Double(height))]
-        for (corner, target) in zip(corners, targets) {
-            _ = lept.ptaAddPt(from, Float(corner.x), Float(corner.y))
-            _ = lept.ptaAddPt(to, Float(target.0), Float(target.1))
-        }
-        let warped = source.depth == 32 ? lept.pixProjectivePtaColor(source.pix, to, from, 0xFFFF_FF00)
-            : lept.pixProjectivePtaGray(source.pix, to, from, 255)
-        guard let warped = LeptonicaPix(lept, warped), let box = lept.boxCreate(0, 0, Int32(width), Int32(height)) else {
-            throw ImageInputError.decodeFailed(.jpeg, "leptonica could not undo the perspective")
-        }
-        var boxPointer: UnsafeMutablePointer<BOX>? = box
-        defer { lept.boxDestroy(&boxPointer) }
-        guard let cropped = LeptonicaPix(lept, lept.pixClipRectangle(warped.pix, box, nil)) else {
-            throw ImageInputError.decodeFailed(.jpeg, "leptonica could not crop the sheet")
-        }
+        let cropped = try undoPerspective(pix, corners: corners, width: width, height: height)
         // A snapped sheet is its paper size; another (a receipt) keeps the photo's scale.
         var sheetDPI = dpi
         var resolution: ImageResolution? = nil
@@ -95,6 +69,44 @@ enum PhotoSheet {
         return .found(cropped, dpi: sheetDPI, resolution: resolution, corners: corners,
                       note: evidence.map { "find_page: \(shape) found (\($0)), perspective undone and cropped \(sizes)" }
                         ?? "cut again from its photo along the corners given: \(shape), perspective undone \(sizes)")
+    }
+
+    /// The quadrilateral `corners` of `pix` as a `width` × `height` picture of the same depth, by
+    /// OpenCV's perspective warp (the find_page library's `ptcv_warp_sheet`), which computes only the
+    /// page's pixels, straight from and into leptonica's own buffers.
+    static func undoPerspective(_ pix: LeptonicaPix, corners: [SheetGeometry.Point], width: Int, height: Int) throws -> LeptonicaPix {
+        let vision = try SheetFinder.library.get()
+        let lept = pix.lept
+        // 32-bit colour (each word's four bytes warped alike, whatever their order) or 8-bit grey;
+        // a colour map or another depth is made one of those first.
+        var source = pix
+        if lept.pixGetColormap(pix.pix) != nil || (pix.depth != 8 && pix.depth != 32) {
+            let converted = lept.pixGetColormap(pix.pix) != nil ? lept.pixConvertTo32(pix.pix) : lept.pixConvertTo8(pix.pix, 0)
+            guard let converted = LeptonicaPix(lept, converted) else {
+                throw ImageInputError.decodeFailed(.jpeg, "leptonica could not convert the photo to warp it")
+            }
+            source = converted
+        }
+        guard let target = LeptonicaPix(lept, lept.pixCreate(Int32(width), Int32(height), Int32(source.depth))),
+              let from = lept.pixGetData(source.pix), let to = lept.pixGetData(target.pix) else {
+            throw ImageInputError.decodeFailed(.jpeg, "leptonica could not make the page")
+        }
+        _ = lept.pixSetSpp(target.pix, lept.pixGetSpp(source.pix))
+        // Leptonica keeps 8-bit samples in big-endian words: in pixel order in memory while swapped.
+        let grey = source.depth == 8
+        if grey { _ = lept.pixEndianByteSwap(source.pix) }
+        var error = [CChar](repeating: 0, count: 256)
+        let flat = corners.flatMap { [$0.x, $0.y] }
+        let status = vision.ptcv_warp_sheet(UnsafeRawPointer(from).assumingMemoryBound(to: UInt8.self), Int32(source.width), Int32(source.height),
+                                            Int32(lept.pixGetWpl(source.pix) * 4), grey ? 1 : 4, flat,
+                                            UnsafeMutableRawPointer(to).assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height),
+                                            Int32(lept.pixGetWpl(target.pix) * 4), &error, error.count)
+        if grey {
+            _ = lept.pixEndianByteSwap(source.pix)
+            _ = lept.pixEndianByteSwap(target.pix)
+        }
+        guard status == 0 else { throw ImageInputError.decodeFailed(.jpeg, "find_page: OpenCV could not undo the perspective: " + SheetFinder.message(error)) }
+        return target
     }
 
     /// Uneven light evened out and the paper made white, text and pictures kept. The paper's

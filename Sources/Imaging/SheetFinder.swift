@@ -78,7 +78,7 @@ enum SheetFinder {
         var error = [CChar](repeating: 0, count: 256)
         let status = rgb.withUnsafeBufferPointer { vision.ptcv_find_sheet($0.baseAddress, Int32(width), Int32(height), Int32(width * 3), &result, &error, error.count) }
         guard status == 0 else {
-            throw ImageInputError.decodeFailed(.jpeg, "find_page: OpenCV failed: " + String(cString: error))
+            throw ImageInputError.decodeFailed(.jpeg, "find_page: OpenCV failed: " + message(error))
         }
         // The copy's pixel centres back to the photo's.
         let (fx, fy) = (Double(pix.width) / Double(width), Double(pix.height) / Double(height))
@@ -118,6 +118,11 @@ enum SheetFinder {
             }
         }
         return ring > 0 && paper * 10 >= ring * 9
+    }
+
+    /// The NUL-terminated line the library wrote into `buffer`.
+    static func message(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Why no sheet was taken, with the numbers: "no candidate is convincing: the best (lines, 41 %

@@ -53,6 +53,17 @@ typedef struct ptcv_result {
 int ptcv_find_sheet(const unsigned char *rgb, int width, int height, int stride, ptcv_result *result,
                     char *error, size_t error_size);
 
+/// The sheet cut out: the quadrilateral `corners` (x0, y0, ... x3, y3 in `source`'s pixels, clockwise
+/// from the top left) of `source` mapped onto the whole of `target`, the perspective undone, each
+/// pixel interpolated bilinearly from its four neighbours; where the quadrilateral runs outside the
+/// source, the nearest edge pixel is repeated. Both images hold `channels` 8-bit samples a pixel (1
+/// to 4; the order of the channels does not matter, each is warped alike), rows of `*_stride` bytes.
+/// Only the target's pixels are computed: the cost follows the sheet's size, not the photo's.
+/// Returns 0, or -1 with a one-line reason in `error`.
+int ptcv_warp_sheet(const unsigned char *source, int source_width, int source_height, int source_stride,
+                    int channels, const double corners[8], unsigned char *target, int target_width,
+                    int target_height, int target_stride, char *error, size_t error_size);
+
 /// The OpenCV version the library was built with ("4.6.0").
 const char *ptcv_opencv_version(void);
 
