@@ -41,6 +41,16 @@ import TrapperCore
         #expect(sheet.paper?.name == "Letter", "\(sheet)")
     }
 
+    /// A focal length measured from the corners far from the one EXIF states is not trusted.
+    @Test func aMeasuredFocalLengthFarFromEXIFsGivesWayToIt() {
+        let center = Point(400, 300)
+        let corners = Self.projected(width: 210, height: 297, angle: 20, tilt: 30, focal: 800, distance: 600, center: center)
+        // 800 px on a 1000 px diagonal is 34.6 mm; stated within a quarter, the measurement stands.
+        #expect(SheetGeometry.proportions(corners, width: 800, height: 600, focal35: 30).focal == .measured)
+        let far = SheetGeometry.proportions(corners, width: 800, height: 600, focal35: 60)
+        #expect(far.focal == .exif, "\(far)")
+    }
+
     /// Snapped only within 2 %, to the nearest paper: a receipt keeps its own shape.
     @Test func aSheetIsSnappedToAPaperOnlyWhenWithinTwoPercent() {
         func square(_ aspect: Double) -> [Point] { [Point(100, 100), Point(100 + 300 * aspect, 100), Point(100 + 300 * aspect, 400), Point(100, 400)] }

@@ -107,7 +107,8 @@ public enum SheetGeometry {
     /// Zhang and He: the quadrilateral's two vanishing points give the camera's focal length, and
     /// with it the rectangle's shape. When the view is nearly square-on to a pair of sides, that
     /// vanishing point is far away and the focal length anything: then the EXIF focal length, or a
-    /// phone's typical one, is used instead (the shape then depends on it only a little).
+    /// phone's typical one, is used instead (the shape then depends on it only a little); and when
+    /// the one measured is far from the one the photo states, the stated one.
     public static func proportions(_ corners: [Point], width: Int, height: Int, focal35: Double? = nil)
         -> (aspect: Double, focal: FocalLength)
     {
@@ -137,9 +138,14 @@ public enum SheetGeometry {
             let squared = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
             if squared.isFinite, squared > 0, (0.3 * diagonal...3 * diagonal).contains(squared.squareRoot()) { focal = squared.squareRoot() }
         }
-        let how: FocalLength = focal != nil ? .measured : focal35 != nil ? .exif : .typical
         // 43.27 mm: the diagonal of a 35 mm frame, which the equivalent focal length is relative to.
-        let f = focal ?? (focal35 ?? typicalFocal35) / 43.27 * diagonal
+        let stated = focal35.map { $0 / 43.27 * diagonal }
+        // The lens the camera states is checked against the one measured: a measurement more than a
+        // quarter off it is noise in the corners (or the photo was cropped, and neither is sure), and
+        // the camera's is taken.
+        if let measured = focal, let stated, abs(measured / stated - 1) > 0.25 { focal = nil }
+        let how: FocalLength = focal != nil ? .measured : stated != nil ? .exif : .typical
+        let f = focal ?? stated ?? typicalFocal35 / 43.27 * diagonal
         let across = (n2[0] * n2[0] + n2[1] * n2[1] + f * f * n2[2] * n2[2]).squareRoot()
         let down = (n3[0] * n3[0] + n3[1] * n3[1] + f * f * n3[2] * n3[2]).squareRoot()
         return (across / down, how)
