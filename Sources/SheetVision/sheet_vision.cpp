@@ -1,7 +1,10 @@
 // The sheet finder's OpenCV half (issue 42), ported from the research prototype
 // bench/sheet_prototype.py, which stays the reference: the same steps in the same order, the same
 // constants, and where numpy computed in 32-bit floats this does too (the thresholds see the same
-// numbers), so that both find the same candidates and take the same one. Decoding, EXIF, proportions and snapping are the Swift side's.
+// numbers), so that both find the same candidates and take the same one. One exception: Lab is computed
+// here (labOf) rather than by OpenCV's 8-bit conversion, whose first use costs a process 120-200 ms;
+// the two differ by at most a step or two of 255 in a few pixels. Decoding, EXIF, proportions and
+// snapping are the Swift side's.
 //
 // 1. Photo: the working image smoothed, in Lab, grey and its gradients; a quarter-size Lab copy and
 //    texture for comparing regions.
@@ -191,6 +194,54 @@ std::vector<double> linspace(double start, double stop, int count) {
 
 // --- the photo ---------------------------------------------------------------------------------------
 
+/// CIE Lab (D65) of 8-bit sRGB on OpenCV's 8-bit scale (L * 255 / 100, a + 128, b + 128), rounded.
+/// OpenCV's own 8-bit conversion builds a large table in emulated floating point the first time a
+/// process uses it (about 120-200 ms, paid once per photo from the command line); this computes the
+/// same quantities from a 256-entry sRGB table and a table of the cube root, in a couple of
+/// milliseconds. OpenCV's values come from interpolating a coarse table, so about one value in ten
+/// differs from these by one step; that is far below STEP.
+cv::Mat labOf(const cv::Mat &rgb) {
+    // sRGB to linear light, per 8-bit value
+    std::array<float, 256> linear;
+    for (int i = 0; i < 256; i++) {
+        const double c = i / 255.0;
+        linear[i] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+    }
+    // Lab's f(t) on [0, 1], interpolated between CUBE_STEPS + 1 values: the error is far below an
+    // 8-bit step even where the cube root bends most
+    constexpr int CUBE_STEPS = 8192;
+    constexpr double KNEE = 216.0 / 24389;  // (6/29)^3: below it f is linear
+    std::vector<float> cube(CUBE_STEPS + 2);
+    for (int i = 0; i <= CUBE_STEPS + 1; i++) {
+        const double t = double(i) / CUBE_STEPS;
+        cube[i] = float(t > KNEE ? std::cbrt(t) : t * 24389 / 3132 + 16.0 / 116);
+    }
+    auto f = [&](float t) {
+        const float x = std::clamp(t, 0.0f, 1.0f) * CUBE_STEPS;
+        const int i = int(x);
+        return cube[i] + (cube[i + 1] - cube[i]) * (x - float(i));
+    };
+    // linear sRGB to XYZ, X and Z divided by the D65 white's
+    constexpr double XN = 0.950456, ZN = 1.088754;
+    const float m[9] = {float(0.412453 / XN), float(0.357580 / XN), float(0.180423 / XN),
+                        0.212671f,           0.715160f,           0.072169f,
+                        float(0.019334 / ZN), float(0.119193 / ZN), float(0.950227 / ZN)};
+    cv::Mat out(rgb.size(), CV_8UC3);
+    for (int y = 0; y < rgb.rows; y++) {
+        const uchar *in = rgb.ptr<uchar>(y);
+        uchar *o = out.ptr<uchar>(y);
+        for (int x = 0; x < rgb.cols; x++, in += 3, o += 3) {
+            const float r = linear[in[0]], g = linear[in[1]], b = linear[in[2]];
+            const float fx = f(m[0] * r + m[1] * g + m[2] * b), fy = f(m[3] * r + m[4] * g + m[5] * b),
+                        fz = f(m[6] * r + m[7] * g + m[8] * b);
+            o[0] = cv::saturate_cast<uchar>((116 * fy - 16) * 255 / 100);
+            o[1] = cv::saturate_cast<uchar>(500 * (fx - fy) + 128);
+            o[2] = cv::saturate_cast<uchar>(200 * (fy - fz) + 128);
+        }
+    }
+    return out;
+}
+
 /// The working image and what every candidate's evidence is read from.
 struct Photo {
     int w, h;
@@ -202,10 +253,9 @@ struct Photo {
     cv::Mat smallTexture;  // how much the grey level moves pixel to pixel (wood grain, cloth, print), at a quarter
 
     explicit Photo(const cv::Mat &rgb) : w(rgb.cols), h(rgb.rows), diagonal(std::hypot(rgb.cols, rgb.rows)) {
-        cv::Mat smooth, lab8;
+        cv::Mat smooth;
         cv::GaussianBlur(rgb, smooth, cv::Size(3, 3), 0);
-        cv::cvtColor(smooth, lab8, cv::COLOR_RGB2Lab);
-        lab8.convertTo(lab, CV_32F);
+        labOf(smooth).convertTo(lab, CV_32F);
         cv::cvtColor(smooth, grey, cv::COLOR_RGB2GRAY);
         cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
         cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
