@@ -41,6 +41,7 @@ constexpr size_t REFINED = 8;      // how many of the best candidates are refine
 constexpr double ACCEPT = 0.7;     // the least score taken as a sheet
 constexpr double HOLD = 0.15;      // how much weaker the evidence of a larger candidate holding the best one may be
 constexpr double FRAMED = 0.6;     // a side with this much support is drawn by a real edge (a candidate framing the one chosen)
+constexpr double BEYOND = 0.06;    // how far outside a side (share of the diagonal) a band of sheet along it is sought
 constexpr double MARGIN = 0.003;   // the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
 constexpr size_t LINES_KEPT = 30;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
@@ -981,6 +982,123 @@ int choose(const std::vector<Candidate> &found, const Photo &photo) {
     return framedByMore(found, photo, best) ? -1 : best;
 }
 
+// --- a band of sheet outside a side ------------------------------------------------------------------
+
+/// The median Lab colour of the strip along side `side` of `q` between `from` and `to` pixels
+/// outside it (negative: inside), sampled at full size.
+cv::Vec3f stripColour(const Photo &photo, const Quad &q, int side, double from, double to) {
+    const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
+    const int depth = std::max(1, int((to - from) / 2) + 1);
+    cv::Mat mapX(int(s.points.size()), depth, CV_32F), mapY(int(s.points.size()), depth, CV_32F);
+    for (int r = 0; r < mapX.rows; r++)
+        for (int j = 0; j < depth; j++) {
+            const double offset = depth == 1 ? from : from + (to - from) * j / (depth - 1);
+            mapX.at<float>(r, j) = float(s.points[r].x + offset * s.normal.x);
+            mapY.at<float>(r, j) = float(s.points[r].y + offset * s.normal.y);
+        }
+    const cv::Mat values = sample(photo.lab, mapX, mapY, cv::BORDER_REPLICATE);
+    std::array<std::vector<float>, 3> channels;
+    for (int r = 0; r < values.rows; r++)
+        for (int j = 0; j < depth; j++) {
+            const float x = mapX.at<float>(r, j), y = mapY.at<float>(r, j);
+            if (x < 0 || x > photo.w - 1 || y < 0 || y > photo.h - 1) continue;  // off the photo
+            const cv::Vec3f v = values.at<cv::Vec3f>(r, j);
+            for (int c = 0; c < 3; c++) channels[c].push_back(v[c]);
+        }
+    if (channels[0].empty()) return cv::Vec3f(-1000, -1000, -1000);  // nothing to compare: unlike anything
+    return cv::Vec3f(median(channels[0]), median(channels[1]), median(channels[2]));
+}
+
+/// A straight edge outside side `side` of `q`, nearly parallel to it, between FAR and BEYOND of the
+/// diagonal out, across which the grey level falls outward as it does across the sheet's other sides
+/// (`darkerOutside`) or rises (the opposite); none when less than half the side shows one.
+std::optional<Line> outerEdge(const Photo &photo, const Quad &q, int side, bool darkerOutside) {
+    const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
+    const Point n = s.normal;
+    const int first = FAR, last = std::max(first + 1, int(BEYOND * photo.diagonal));
+    const int count = int(s.points.size()), width = last - first + 1;
+    cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
+    for (int r = 0; r < count; r++)
+        for (int j = 0; j < width; j++) {
+            probeX.at<float>(r, j) = float(s.points[r].x + (first + j) * n.x);
+            probeY.at<float>(r, j) = float(s.points[r].y + (first + j) * n.y);
+        }
+    const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_CONSTANT);
+    const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_CONSTANT);
+    const float sign = darkerOutside ? -1.0f : 1.0f;  // the gradient along the outward normal, signed
+    std::vector<cv::Point2f> found;
+    for (int r = 0; r < count; r++) {
+        float strongest = EDGE;
+        int at = -1;
+        for (int j = 0; j < width; j++) {
+            const float x = gx.at<float>(r, j), y = gy.at<float>(r, j);
+            const float across = sign * (x * float(n.x) + y * float(n.y)), along = std::abs(x * float(n.y) - y * float(n.x));
+            if (across > 2 * along && across > strongest) {  // the strongest aligned edge in reach, as refine() takes
+                strongest = across;
+                at = j;
+            }
+        }
+        if (at >= 0) found.emplace_back(probeX.at<float>(r, at), probeY.at<float>(r, at));
+    }
+    if (found.size() < size_t(count) / 2 || found.size() < 6) return std::nullopt;
+    cv::Vec4f fit;
+    cv::fitLine(found, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
+    const Line line = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
+    // nearly parallel: both ends of the side within the searched band of it
+    for (const Point &p : {q[side], q[(side + 1) % 4]}) {
+        const double distance = std::abs(line.a * p.x + line.b * p.y - line.c);
+        if (distance < first || distance > last) return std::nullopt;
+    }
+    return line;
+}
+
+double colourDistance(cv::Vec3f u, cv::Vec3f v) { return cv::norm(u - v); }
+
+/// `q` with each side that has a band of sheet outside it moved out to that band's outer edge. A
+/// printed band, picture or header along a sheet's edge makes a strong straight edge a little inside
+/// the sheet's real one, and taking it would cut that band off, the worst failure. The strip
+/// between a side and a parallel edge further out (of the polarity the sheet's other sides show) is
+/// sheet when its colour is unlike the table outside each of the other three sides (a strip too thin
+/// for ringIsSheet's quarter-size masks); the widened candidate must then be convincing itself and
+/// nearly as well supported as the one chosen. A strip of table between a sheet and the next object
+/// is like the table along the other sides, and stays outside.
+Candidate extend(const Photo &photo, const Candidate &chosen) {
+    Candidate best = chosen;
+    for (int i = 0; i < 4; i++) {
+        const Quad &q = best.quad;
+        // the other sides' polarity: paper lighter than the table, or darker
+        double fall = 0;
+        std::array<cv::Vec3f, 4> outside;
+        for (int k = 0; k < 4; k++) {
+            outside[k] = stripColour(photo, q, k, NEAR, FAR);
+            if (k != i) fall += stripColour(photo, q, k, -FAR, -NEAR)[0] - outside[k][0];
+        }
+        const auto edge = outerEdge(photo, q, i, fall > 0);
+        if (!edge) continue;
+        std::array<Line, 4> lines;
+        for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
+        const double width = std::abs(edge->a * (q[i].x + q[(i + 1) % 4].x) / 2 + edge->b * (q[i].y + q[(i + 1) % 4].y) / 2 - edge->c);
+        const cv::Vec3f band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
+        bool unlikeTable = true;
+        for (int k = 0; k < 4; k++)
+            if (k != i) unlikeTable = unlikeTable && colourDistance(band, outside[k]) >= STEP;
+#ifdef SHEET_DEBUG
+        std::fprintf(stderr, "side %d: edge at %.1f px, band %.0f %.0f %.0f, unlike table %d\n", i, width, band[0], band[1], band[2], unlikeTable);
+#endif
+        if (!unlikeTable) continue;
+        lines[i] = *edge;
+        const auto corners = cornersOf(lines);
+        if (!corners) continue;
+        const auto wider = judge(photo, *corners, chosen.source + "+band");
+#ifdef SHEET_DEBUG
+        if (wider) std::fprintf(stderr, "  wider score %.2f\n", wider->score);
+#endif
+        // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding it)
+        if (wider && wider->score >= ACCEPT && wider->score >= chosen.score - HOLD) best = *wider;
+    }
+    return best;
+}
+
 /// Each side moved outward by `by` pixels; the corners where the moved sides meet.
 Quad widen(const Quad &q, double by) {
     const Point centre = centreOf(q);
@@ -1018,6 +1136,7 @@ void findSheet(const cv::Mat &rgb, ptcv_result *result) {
         // in the list in place of its unrefined self, so that the list shows what was taken
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
+    if (chosen >= 0) found[chosen] = extend(photo, found[chosen]);
     if (chosen >= 0) copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
 
     // Best score first; the one taken among them even when it is not among the best.
