@@ -42,6 +42,7 @@ constexpr double ACCEPT = 0.7;     // the least score taken as a sheet
 constexpr double HOLD = 0.15;      // how much weaker the evidence of a larger candidate holding the best one may be
 constexpr double FRAMED = 0.6;     // a side with this much support is drawn by a real edge (a candidate framing the one chosen)
 constexpr double BEYOND = 0.06;    // how far outside a side (share of the diagonal) a band of sheet along it is sought
+constexpr double CONTINUED = 0.5;  // the share of a band's end along which a neighbouring side's edge must run on
 constexpr double MARGIN = 0.003;   // the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
 constexpr size_t LINES_KEPT = 30;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
@@ -1054,6 +1055,53 @@ std::optional<Line> outerEdge(const Photo &photo, const Quad &q, int side, bool 
 
 double colourDistance(cv::Vec3f u, cv::Vec3f v) { return cv::norm(u - v); }
 
+/// The share of the stretch from `a` to `b` (nothing trimmed) where the sheet's edge runs: the colour
+/// steps by STEP or more between the strips NEAR..FAR inside and outside (away from `centre`) and a
+/// grey edge runs along it, as evidence() asks of a side.
+double stretchSupport(const Photo &photo, Point a, Point b, Point centre) {
+    const Point d = b - a;
+    const double length = std::hypot(d.x, d.y);
+    if (length < 1) return 0;
+    Point n(-d.y / length, d.x / length);
+    if (dot(n, (a + b) / 2 - centre) < 0) n = -n;
+    const int count = std::max(2, int(length / 2) + 1);
+    constexpr int k = (FAR - NEAR) / 2 + 1;  // strips at NEAR, NEAR + 2, ..., FAR each side
+    cv::Mat stripX(count, 2 * k, CV_32F), stripY(count, 2 * k, CV_32F), probeX(count, 5, CV_32F), probeY(count, 5, CV_32F);
+    for (int r = 0; r < count; r++) {
+        const Point p = a + d * (double(r) / (count - 1));
+        for (int j = 0; j < k; j++) {
+            const double offset = NEAR + 2 * j;
+            stripX.at<float>(r, j) = float(p.x - offset * n.x);
+            stripY.at<float>(r, j) = float(p.y - offset * n.y);
+            stripX.at<float>(r, k + j) = float(p.x + offset * n.x);
+            stripY.at<float>(r, k + j) = float(p.y + offset * n.y);
+        }
+        for (int c = -2; c <= 2; c++) {
+            probeX.at<float>(r, c + 2) = float(p.x + c * n.x);
+            probeY.at<float>(r, c + 2) = float(p.y + c * n.y);
+        }
+    }
+    const cv::Mat values = sample(photo.lab, stripX, stripY, cv::BORDER_REPLICATE);
+    const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_REPLICATE);
+    const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_REPLICATE);
+    int supported = 0;
+    for (int r = 0; r < count; r++) {
+        cv::Vec3f inside(0, 0, 0), outside(0, 0, 0);
+        for (int j = 0; j < k; j++) {
+            inside += values.at<cv::Vec3f>(r, j);
+            outside += values.at<cv::Vec3f>(r, k + j);
+        }
+        bool aligned = false;
+        for (int c = 0; c < 5; c++) {
+            const float x = gx.at<float>(r, c), y = gy.at<float>(r, c);
+            const float across = std::abs(x * float(n.x) + y * float(n.y)), along = std::abs(x * float(n.y) - y * float(n.x));
+            aligned = aligned || (across > 2 * along && across >= EDGE);
+        }
+        supported += aligned && cv::norm(inside - outside) / k >= STEP;
+    }
+    return double(supported) / count;
+}
+
 /// `q` with each side that has a band of sheet outside it moved out to that band's outer edge. A
 /// printed band, picture or header along a sheet's edge makes a strong straight edge a little inside
 /// the sheet's real one, and taking it would cut that band off, the worst failure. The strip
@@ -1089,6 +1137,16 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
         lines[i] = *edge;
         const auto corners = cornersOf(lines);
         if (!corners) continue;
+        // a neighbouring side's edge runs on across the band, from the old corner to the new: an
+        // object lying along the sheet, longer than it, has more of itself on both sides there. One
+        // such end will do: the other may be lost in a curl, a fold or a rounded corner
+        const Point middle = centreOf(*corners);
+        const double before = stretchSupport(photo, q[i], (*corners)[i], middle),
+                     after = stretchSupport(photo, q[(i + 1) % 4], (*corners)[(i + 1) % 4], middle);
+#ifdef SHEET_DEBUG
+        std::fprintf(stderr, "  continued %.2f %.2f\n", before, after);
+#endif
+        if (std::max(before, after) < CONTINUED) continue;
         const auto wider = judge(photo, *corners, chosen.source + "+band");
 #ifdef SHEET_DEBUG
         if (wider) std::fprintf(stderr, "  wider score %.2f\n", wider->score);
