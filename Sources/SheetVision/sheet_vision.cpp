@@ -1011,9 +1011,12 @@ cv::Vec3f stripColour(const Photo &photo, const Quad &q, int side, double from, 
 }
 
 /// A straight edge outside side `side` of `q`, nearly parallel to it, between FAR and BEYOND of the
-/// diagonal out, across which the grey level falls outward as it does across the sheet's other sides
-/// (`darkerOutside`) or rises (the opposite); none when less than half the side shows one.
-std::optional<Line> outerEdge(const Photo &photo, const Quad &q, int side, bool darkerOutside) {
+/// diagonal out, across which the lightness (`lx`, `ly`: its gradient) falls outward as it does
+/// across the sheet's other sides (`darkerOutside`) or rises (the opposite); none when less than half
+/// the side shows one. Lightness, not grey: the polarity is measured in it, and a coloured band may
+/// be lighter than the table in one and darker in the other.
+std::optional<Line> outerEdge(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Quad &q, int side,
+                              bool darkerOutside) {
     const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
     const Point n = s.normal;
     const int first = FAR, last = std::max(first + 1, int(BEYOND * photo.diagonal));
@@ -1024,8 +1027,8 @@ std::optional<Line> outerEdge(const Photo &photo, const Quad &q, int side, bool 
             probeX.at<float>(r, j) = float(s.points[r].x + (first + j) * n.x);
             probeY.at<float>(r, j) = float(s.points[r].y + (first + j) * n.y);
         }
-    const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_CONSTANT);
-    const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_CONSTANT);
+    const cv::Mat gx = sample(lx, probeX, probeY, cv::BORDER_CONSTANT);
+    const cv::Mat gy = sample(ly, probeX, probeY, cv::BORDER_CONSTANT);
     const float sign = darkerOutside ? -1.0f : 1.0f;  // the gradient along the outward normal, signed
     std::vector<cv::Point2f> found;
     for (int r = 0; r < count; r++) {
@@ -1112,6 +1115,10 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre) {
 /// is like the table along the other sides, and stays outside.
 Candidate extend(const Photo &photo, const Candidate &chosen) {
     Candidate best = chosen;
+    cv::Mat lightness, lx, ly;
+    cv::extractChannel(photo.lab, lightness, 0);
+    cv::Sobel(lightness, lx, CV_32F, 1, 0, 3);
+    cv::Sobel(lightness, ly, CV_32F, 0, 1, 3);
     for (int i = 0; i < 4; i++) {
         const Quad &q = best.quad;
         // the other sides' polarity: paper lighter than the table, or darker
@@ -1121,7 +1128,7 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
             outside[k] = stripColour(photo, q, k, NEAR, FAR);
             if (k != i) fall += stripColour(photo, q, k, -FAR, -NEAR)[0] - outside[k][0];
         }
-        const auto edge = outerEdge(photo, q, i, fall > 0);
+        const auto edge = outerEdge(photo, lx, ly, q, i, fall > 0);
         if (!edge) continue;
         std::array<Line, 4> lines;
         for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
