@@ -196,46 +196,60 @@ std::vector<double> linspace(double start, double stop, int count) {
 
 // --- the photo ---------------------------------------------------------------------------------------
 
+/// The tables labOf works from, built once per process (in well under a millisecond) and never
+/// changed after.
+struct LabTables {
+    // Lab's f(t) on [0, 1], interpolated between CUBE_STEPS + 1 values: the error is far below an
+    // 8-bit step even where the cube root bends most
+    static constexpr int CUBE_STEPS = 8192;
+    std::array<float, CUBE_STEPS + 2> cube;
+    // each 8-bit sRGB channel's share of X / Xn, Y and Z / Zn (D65), in linear light
+    std::array<std::array<float, 256>, 3> x, y, z;
+
+    LabTables() {
+        constexpr double KNEE = 216.0 / 24389;  // (6/29)^3: below it f is linear
+        for (int i = 0; i <= CUBE_STEPS + 1; i++) {
+            const double t = double(i) / CUBE_STEPS;
+            cube[i] = float(t > KNEE ? std::cbrt(t) : t * 24389 / 3132 + 16.0 / 116);
+        }
+        constexpr double XN = 0.950456, ZN = 1.088754;
+        constexpr double m[3][3] = {{0.412453 / XN, 0.357580 / XN, 0.180423 / XN},
+                                    {0.212671, 0.715160, 0.072169},
+                                    {0.019334 / ZN, 0.119193 / ZN, 0.950227 / ZN}};
+        for (int i = 0; i < 256; i++) {
+            const double c = i / 255.0, linear = c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+            for (int channel = 0; channel < 3; channel++) {
+                x[channel][i] = float(m[0][channel] * linear);
+                y[channel][i] = float(m[1][channel] * linear);
+                z[channel][i] = float(m[2][channel] * linear);
+            }
+        }
+    }
+
+    float f(float t) const {
+        const float at = std::clamp(t, 0.0f, 1.0f) * CUBE_STEPS;
+        const int i = int(at);
+        return cube[i] + (cube[i + 1] - cube[i]) * (at - float(i));
+    }
+};
+
 /// CIE Lab (D65) of 8-bit sRGB on OpenCV's 8-bit scale (L * 255 / 100, a + 128, b + 128), rounded.
 /// OpenCV's own 8-bit conversion builds a large table in emulated floating point the first time a
 /// process uses it (about 120-200 ms, paid once per photo from the command line); this computes the
-/// same quantities from a 256-entry sRGB table and a table of the cube root, in a couple of
-/// milliseconds. OpenCV's values come from interpolating a coarse table, so about one value in ten
-/// differs from these by one step; that is far below STEP.
+/// same quantities from 256-entry tables of each channel's share of X, Y and Z and a table of the
+/// cube root, in a few milliseconds. OpenCV's values come from interpolating a coarse table, so about
+/// one value in ten differs from these by one step; that is far below STEP.
 cv::Mat labOf(const cv::Mat &rgb) {
-    // sRGB to linear light, per 8-bit value
-    std::array<float, 256> linear;
-    for (int i = 0; i < 256; i++) {
-        const double c = i / 255.0;
-        linear[i] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
-    }
-    // Lab's f(t) on [0, 1], interpolated between CUBE_STEPS + 1 values: the error is far below an
-    // 8-bit step even where the cube root bends most
-    constexpr int CUBE_STEPS = 8192;
-    constexpr double KNEE = 216.0 / 24389;  // (6/29)^3: below it f is linear
-    std::vector<float> cube(CUBE_STEPS + 2);
-    for (int i = 0; i <= CUBE_STEPS + 1; i++) {
-        const double t = double(i) / CUBE_STEPS;
-        cube[i] = float(t > KNEE ? std::cbrt(t) : t * 24389 / 3132 + 16.0 / 116);
-    }
-    auto f = [&](float t) {
-        const float x = std::clamp(t, 0.0f, 1.0f) * CUBE_STEPS;
-        const int i = int(x);
-        return cube[i] + (cube[i + 1] - cube[i]) * (x - float(i));
-    };
-    // linear sRGB to XYZ, X and Z divided by the D65 white's
-    constexpr double XN = 0.950456, ZN = 1.088754;
-    const float m[9] = {float(0.412453 / XN), float(0.357580 / XN), float(0.180423 / XN),
-                        0.212671f,           0.715160f,           0.072169f,
-                        float(0.019334 / ZN), float(0.119193 / ZN), float(0.950227 / ZN)};
+    static const LabTables tables;  // initialised once, thread-safely; read-only after
     cv::Mat out(rgb.size(), CV_8UC3);
-    for (int y = 0; y < rgb.rows; y++) {
-        const uchar *in = rgb.ptr<uchar>(y);
-        uchar *o = out.ptr<uchar>(y);
-        for (int x = 0; x < rgb.cols; x++, in += 3, o += 3) {
-            const float r = linear[in[0]], g = linear[in[1]], b = linear[in[2]];
-            const float fx = f(m[0] * r + m[1] * g + m[2] * b), fy = f(m[3] * r + m[4] * g + m[5] * b),
-                        fz = f(m[6] * r + m[7] * g + m[8] * b);
+    for (int row = 0; row < rgb.rows; row++) {
+        const uchar *in = rgb.ptr<uchar>(row);
+        uchar *o = out.ptr<uchar>(row);
+        for (int col = 0; col < rgb.cols; col++, in += 3, o += 3) {
+            const uchar r = in[0], g = in[1], b = in[2];
+            const float fx = tables.f(tables.x[0][r] + tables.x[1][g] + tables.x[2][b]);
+            const float fy = tables.f(tables.y[0][r] + tables.y[1][g] + tables.y[2][b]);
+            const float fz = tables.f(tables.z[0][r] + tables.z[1][g] + tables.z[2][b]);
             o[0] = cv::saturate_cast<uchar>((116 * fy - 16) * 255 / 100);
             o[1] = cv::saturate_cast<uchar>(500 * (fx - fy) + 128);
             o[2] = cv::saturate_cast<uchar>(200 * (fy - fz) + 128);
