@@ -1,17 +1,20 @@
 // The sheet finder's OpenCV half (issue 42), ported from the research prototype
 // bench/sheet_prototype.py, which stays the reference: the same steps in the same order, the same
 // constants, and where numpy computed in 32-bit floats this does too (the thresholds see the same
-// numbers), so that both find the same candidates and take the same one. One exception: Lab is computed
-// here (labOf) rather than by OpenCV's 8-bit conversion, whose first use costs a process 120-200 ms;
-// the two differ by at most a step or two of 255 in a few pixels. Decoding, EXIF, proportions and
-// snapping are the Swift side's.
+// numbers), so that both find the same candidates and take the same one. Since the port, three
+// things here are not in the prototype: Lab is computed here (labOf) rather than by OpenCV's 8-bit
+// conversion, whose first use costs a process 120-200 ms (the two differ by a step of 255 in some
+// pixels); nothing is taken when the best candidate may be printed on a larger sheet
+// (framedByMore); and a side is moved out over a band of sheet printed along it (extend).
+// Decoding, EXIF, proportions and snapping are the Swift side's.
 //
 // 1. Photo: the working image smoothed, in Lab, grey and its gradients; a quarter-size Lab copy and
 //    texture for comparing regions.
 // 2. Candidates, as quadrilaterals in working pixels: Canny edges at three scales, LSD lines paired
 //    into quadrilaterals, and the outline of the bright, colourless region.
 // 3. Each judged by the colour step along its four sides; the best REFINED refitted to the edges.
-// 4. The best convincing one chosen (or a larger one holding it), refined, and widened by MARGIN.
+// 4. The best convincing one chosen (or a larger one holding it; none when it may be printed on a
+//    larger sheet), refined, moved out over any band of sheet along a side, and widened by MARGIN.
 //
 // Thread-safe: every call works on its own Photo; nothing here is global and mutable.
 #include "sheet_vision.h"
