@@ -1003,8 +1003,8 @@ int choose(const std::vector<Candidate> &found, const Photo &photo) {
 // --- a band of sheet outside a side ------------------------------------------------------------------
 
 /// The median Lab colour of the strip along side `side` of `q` between `from` and `to` pixels
-/// outside it (negative: inside), sampled at full size.
-cv::Vec3f stripColour(const Photo &photo, const Quad &q, int side, double from, double to) {
+/// outside it (negative: inside), sampled at full size; none when the strip is off the photo.
+std::optional<cv::Vec3f> stripColour(const Photo &photo, const Quad &q, int side, double from, double to) {
     const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
     const int depth = std::max(1, int((to - from) / 2) + 1);
     cv::Mat mapX(int(s.points.size()), depth, CV_32F), mapY(int(s.points.size()), depth, CV_32F);
@@ -1023,7 +1023,7 @@ cv::Vec3f stripColour(const Photo &photo, const Quad &q, int side, double from, 
             const cv::Vec3f v = values.at<cv::Vec3f>(r, j);
             for (int c = 0; c < 3; c++) channels[c].push_back(v[c]);
         }
-    if (channels[0].empty()) return cv::Vec3f(-1000, -1000, -1000);  // nothing to compare: unlike anything
+    if (channels[0].empty()) return std::nullopt;
     return cv::Vec3f(median(channels[0]), median(channels[1]), median(channels[2]));
 }
 
@@ -1126,9 +1126,9 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre) {
 /// printed band, picture or header along a sheet's edge makes a strong straight edge a little inside
 /// the sheet's real one, and taking it would cut that band off, the worst failure. The strip
 /// between a side and a parallel edge further out (of the polarity the sheet's other sides show) is
-/// sheet when its colour is unlike the table outside each of the other three sides (a strip too thin
-/// for ringIsSheet's quarter-size masks); the widened candidate must then be convincing itself and
-/// nearly as well supported as the one chosen. A strip of table between a sheet and the next object
+/// sheet when its colour is unlike the table outside each of the other three sides, where the photo
+/// shows it (a strip too thin for ringIsSheet's quarter-size masks); the widened candidate must then
+/// be convincing itself and nearly as well supported as the one chosen. A strip of table between a sheet and the next object
 /// is like the table along the other sides, and stays outside.
 Candidate extend(const Photo &photo, const Candidate &chosen) {
     Candidate best = chosen;
@@ -1138,24 +1138,28 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
     cv::Sobel(lightness, ly, CV_32F, 0, 1, 3);
     for (int i = 0; i < 4; i++) {
         const Quad &q = best.quad;
-        // the other sides' polarity: paper lighter than the table, or darker
+        // the table outside the other sides, where the photo shows it, and the sheet's polarity there:
+        // paper lighter than the table, or darker
         double fall = 0;
-        std::array<cv::Vec3f, 4> outside;
+        std::vector<cv::Vec3f> table;
         for (int k = 0; k < 4; k++) {
-            outside[k] = stripColour(photo, q, k, NEAR, FAR);
-            if (k != i) fall += stripColour(photo, q, k, -FAR, -NEAR)[0] - outside[k][0];
+            if (k == i) continue;
+            const auto outside = stripColour(photo, q, k, NEAR, FAR), inside = stripColour(photo, q, k, -FAR, -NEAR);
+            if (!outside || !inside) continue;
+            table.push_back(*outside);
+            fall += (*inside)[0] - (*outside)[0];
         }
+        if (table.empty()) continue;  // no table to tell a band from
         const auto edge = outerEdge(photo, lx, ly, q, i, fall > 0);
         if (!edge) continue;
         std::array<Line, 4> lines;
         for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
         const double width = std::abs(edge->a * (q[i].x + q[(i + 1) % 4].x) / 2 + edge->b * (q[i].y + q[(i + 1) % 4].y) / 2 - edge->c);
-        const cv::Vec3f band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
-        bool unlikeTable = true;
-        for (int k = 0; k < 4; k++)
-            if (k != i) unlikeTable = unlikeTable && colourDistance(band, outside[k]) >= STEP;
+        const auto band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
+        if (!band) continue;
+        const bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
 #ifdef SHEET_DEBUG
-        std::fprintf(stderr, "side %d: edge at %.1f px, band %.0f %.0f %.0f, unlike table %d\n", i, width, band[0], band[1], band[2], unlikeTable);
+        std::fprintf(stderr, "side %d: edge at %.1f px, band %.0f %.0f %.0f, unlike table %d\n", i, width, (*band)[0], (*band)[1], (*band)[2], unlikeTable);
 #endif
         if (!unlikeTable) continue;
         lines[i] = *edge;
