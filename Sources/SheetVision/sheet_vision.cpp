@@ -245,19 +245,22 @@ struct LabTables {
 cv::Mat labOf(const cv::Mat &rgb) {
     static const LabTables tables;  // initialised once, thread-safely; read-only after
     cv::Mat out(rgb.size(), CV_8UC3);
-    for (int row = 0; row < rgb.rows; row++) {
-        const uchar *in = rgb.ptr<uchar>(row);
-        uchar *o = out.ptr<uchar>(row);
-        for (int col = 0; col < rgb.cols; col++, in += 3, o += 3) {
-            const uchar r = in[0], g = in[1], b = in[2];
-            const float fx = tables.f(tables.x[0][r] + tables.x[1][g] + tables.x[2][b]);
-            const float fy = tables.f(tables.y[0][r] + tables.y[1][g] + tables.y[2][b]);
-            const float fz = tables.f(tables.z[0][r] + tables.z[1][g] + tables.z[2][b]);
-            o[0] = cv::saturate_cast<uchar>((116 * fy - 16) * 255 / 100);
-            o[1] = cv::saturate_cast<uchar>(500 * (fx - fy) + 128);
-            o[2] = cv::saturate_cast<uchar>(200 * (fy - fz) + 128);
+    // rows shared among OpenCV's threads, as its own cvtColor does
+    cv::parallel_for_(cv::Range(0, rgb.rows), [&](const cv::Range &rows) {
+        for (int row = rows.start; row < rows.end; row++) {
+            const uchar *in = rgb.ptr<uchar>(row);
+            uchar *o = out.ptr<uchar>(row);
+            for (int col = 0; col < rgb.cols; col++, in += 3, o += 3) {
+                const uchar r = in[0], g = in[1], b = in[2];
+                const float fx = tables.f(tables.x[0][r] + tables.x[1][g] + tables.x[2][b]);
+                const float fy = tables.f(tables.y[0][r] + tables.y[1][g] + tables.y[2][b]);
+                const float fz = tables.f(tables.z[0][r] + tables.z[1][g] + tables.z[2][b]);
+                o[0] = cv::saturate_cast<uchar>((116 * fy - 16) * 255 / 100);
+                o[1] = cv::saturate_cast<uchar>(500 * (fx - fy) + 128);
+                o[2] = cv::saturate_cast<uchar>(200 * (fy - fz) + 128);
+            }
         }
-    }
+    });
     return out;
 }
 
