@@ -1,14 +1,20 @@
 // The sheet finder's OpenCV half (issue 42), ported from the research prototype
 // bench/sheet_prototype.py, which stays the reference: the same steps in the same order, the same
 // constants, and where numpy computed in 32-bit floats this does too (the thresholds see the same
-// numbers), so that both find the same candidates and take the same one. Decoding, EXIF, proportions and snapping are the Swift side's.
+// numbers), so that both find the same candidates and take the same one. Since the port, three
+// things here are not in the prototype: Lab is computed here (labOf) rather than by OpenCV's 8-bit
+// conversion, whose first use costs a process 120-200 ms (the two differ by a step of 255 in some
+// pixels); nothing is taken when the best candidate may be printed on a larger sheet
+// (framedByMore); and a side is moved out over a band of sheet printed along it (extend).
+// Decoding, EXIF, proportions and snapping are the Swift side's.
 //
 // 1. Photo: the working image smoothed, in Lab, grey and its gradients; a quarter-size Lab copy and
 //    texture for comparing regions.
 // 2. Candidates, as quadrilaterals in working pixels: Canny edges at three scales, LSD lines paired
 //    into quadrilaterals, and the outline of the bright, colourless region.
 // 3. Each judged by the colour step along its four sides; the best REFINED refitted to the edges.
-// 4. The best convincing one chosen (or a larger one holding it), refined, and widened by MARGIN.
+// 4. The best convincing one chosen (or a larger one holding it; none when it may be printed on a
+//    larger sheet), refined, moved out over any band of sheet along a side, and widened by MARGIN.
 //
 // Thread-safe: every call works on its own Photo; nothing here is global and mutable.
 #include "sheet_vision.h"
@@ -38,6 +44,8 @@ constexpr size_t REFINED = 8;      // how many of the best candidates are refine
 constexpr double ACCEPT = 0.7;     // the least score taken as a sheet
 constexpr double HOLD = 0.15;      // how much weaker the evidence of a larger candidate holding the best one may be
 constexpr double FRAMED = 0.6;     // a side with this much support is drawn by a real edge (a candidate framing the one chosen)
+constexpr double BEYOND = 0.06;    // how far outside a side (share of the diagonal) a band of sheet along it is sought
+constexpr double CONTINUED = 0.5;  // the share of a band's end along which a neighbouring side's edge must run on
 constexpr double MARGIN = 0.003;   // the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
 constexpr size_t LINES_KEPT = 30;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
@@ -191,6 +199,71 @@ std::vector<double> linspace(double start, double stop, int count) {
 
 // --- the photo ---------------------------------------------------------------------------------------
 
+/// The tables labOf works from, built once per process (in well under a millisecond) and never
+/// changed after.
+struct LabTables {
+    // Lab's f(t) on [0, 1], interpolated between CUBE_STEPS + 1 values: the error is far below an
+    // 8-bit step even where the cube root bends most
+    static constexpr int CUBE_STEPS = 8192;
+    std::array<float, CUBE_STEPS + 2> cube;
+    // each 8-bit sRGB channel's share of X / Xn, Y and Z / Zn (D65), in linear light
+    std::array<std::array<float, 256>, 3> x, y, z;
+
+    LabTables() {
+        constexpr double KNEE = 216.0 / 24389;  // (6/29)^3: below it f is linear
+        for (int i = 0; i <= CUBE_STEPS + 1; i++) {
+            const double t = double(i) / CUBE_STEPS;
+            cube[i] = float(t > KNEE ? std::cbrt(t) : t * 24389 / 3132 + 16.0 / 116);
+        }
+        constexpr double XN = 0.950456, ZN = 1.088754;
+        constexpr double m[3][3] = {{0.412453 / XN, 0.357580 / XN, 0.180423 / XN},
+                                    {0.212671, 0.715160, 0.072169},
+                                    {0.019334 / ZN, 0.119193 / ZN, 0.950227 / ZN}};
+        for (int i = 0; i < 256; i++) {
+            const double c = i / 255.0, linear = c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+            for (int channel = 0; channel < 3; channel++) {
+                x[channel][i] = float(m[0][channel] * linear);
+                y[channel][i] = float(m[1][channel] * linear);
+                z[channel][i] = float(m[2][channel] * linear);
+            }
+        }
+    }
+
+    float f(float t) const {
+        const float at = std::clamp(t, 0.0f, 1.0f) * CUBE_STEPS;
+        const int i = int(at);
+        return cube[i] + (cube[i + 1] - cube[i]) * (at - float(i));
+    }
+};
+
+/// CIE Lab (D65) of 8-bit sRGB on OpenCV's 8-bit scale (L * 255 / 100, a + 128, b + 128), rounded.
+/// OpenCV's own 8-bit conversion builds a large table in emulated floating point the first time a
+/// process uses it (about 120-200 ms, paid once per photo from the command line); this computes the
+/// same quantities from 256-entry tables of each channel's share of X, Y and Z and a table of the
+/// cube root, in a few milliseconds. OpenCV's values come from interpolating a coarse table, so about
+/// one value in ten differs from these by one step; that is far below STEP.
+cv::Mat labOf(const cv::Mat &rgb) {
+    static const LabTables tables;  // initialised once, thread-safely; read-only after
+    cv::Mat out(rgb.size(), CV_8UC3);
+    // rows shared among OpenCV's threads, as its own cvtColor does
+    cv::parallel_for_(cv::Range(0, rgb.rows), [&](const cv::Range &rows) {
+        for (int row = rows.start; row < rows.end; row++) {
+            const uchar *in = rgb.ptr<uchar>(row);
+            uchar *o = out.ptr<uchar>(row);
+            for (int col = 0; col < rgb.cols; col++, in += 3, o += 3) {
+                const uchar r = in[0], g = in[1], b = in[2];
+                const float fx = tables.f(tables.x[0][r] + tables.x[1][g] + tables.x[2][b]);
+                const float fy = tables.f(tables.y[0][r] + tables.y[1][g] + tables.y[2][b]);
+                const float fz = tables.f(tables.z[0][r] + tables.z[1][g] + tables.z[2][b]);
+                o[0] = cv::saturate_cast<uchar>((116 * fy - 16) * 255 / 100);
+                o[1] = cv::saturate_cast<uchar>(500 * (fx - fy) + 128);
+                o[2] = cv::saturate_cast<uchar>(200 * (fy - fz) + 128);
+            }
+        }
+    });
+    return out;
+}
+
 /// The working image and what every candidate's evidence is read from.
 struct Photo {
     int w, h;
@@ -202,10 +275,9 @@ struct Photo {
     cv::Mat smallTexture;  // how much the grey level moves pixel to pixel (wood grain, cloth, print), at a quarter
 
     explicit Photo(const cv::Mat &rgb) : w(rgb.cols), h(rgb.rows), diagonal(std::hypot(rgb.cols, rgb.rows)) {
-        cv::Mat smooth, lab8;
+        cv::Mat smooth;
         cv::GaussianBlur(rgb, smooth, cv::Size(3, 3), 0);
-        cv::cvtColor(smooth, lab8, cv::COLOR_RGB2Lab);
-        lab8.convertTo(lab, CV_32F);
+        labOf(smooth).convertTo(lab, CV_32F);
         cv::cvtColor(smooth, grey, cv::COLOR_RGB2GRAY);
         cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
         cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
@@ -931,6 +1003,191 @@ int choose(const std::vector<Candidate> &found, const Photo &photo) {
     return framedByMore(found, photo, best) ? -1 : best;
 }
 
+// --- a band of sheet outside a side ------------------------------------------------------------------
+
+/// The median Lab colour of the strip along side `side` of `q` between `from` and `to` pixels
+/// outside it (negative: inside), sampled at full size; none when the strip is off the photo.
+std::optional<cv::Vec3f> stripColour(const Photo &photo, const Quad &q, int side, double from, double to) {
+    const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
+    const int depth = std::max(1, int((to - from) / 2) + 1);
+    cv::Mat mapX(int(s.points.size()), depth, CV_32F), mapY(int(s.points.size()), depth, CV_32F);
+    for (int r = 0; r < mapX.rows; r++)
+        for (int j = 0; j < depth; j++) {
+            const double offset = depth == 1 ? from : from + (to - from) * j / (depth - 1);
+            mapX.at<float>(r, j) = float(s.points[r].x + offset * s.normal.x);
+            mapY.at<float>(r, j) = float(s.points[r].y + offset * s.normal.y);
+        }
+    const cv::Mat values = sample(photo.lab, mapX, mapY, cv::BORDER_REPLICATE);
+    std::array<std::vector<float>, 3> channels;
+    for (int r = 0; r < values.rows; r++)
+        for (int j = 0; j < depth; j++) {
+            const float x = mapX.at<float>(r, j), y = mapY.at<float>(r, j);
+            if (x < 0 || x > photo.w - 1 || y < 0 || y > photo.h - 1) continue;  // off the photo
+            const cv::Vec3f v = values.at<cv::Vec3f>(r, j);
+            for (int c = 0; c < 3; c++) channels[c].push_back(v[c]);
+        }
+    if (channels[0].empty()) return std::nullopt;
+    return cv::Vec3f(median(channels[0]), median(channels[1]), median(channels[2]));
+}
+
+/// A straight edge outside side `side` of `q`, nearly parallel to it, between FAR and BEYOND of the
+/// diagonal out, across which the lightness (`lx`, `ly`: its gradient) falls outward as it does
+/// across the sheet's other sides (`darkerOutside`) or rises (the opposite); none when less than half
+/// the side shows one. Lightness, not grey: the polarity is measured in it, and a coloured band may
+/// be lighter than the table in one and darker in the other.
+std::optional<Line> outerEdge(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Quad &q, int side,
+                              bool darkerOutside) {
+    const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
+    const Point n = s.normal;
+    const int first = FAR, last = std::max(first + 1, int(BEYOND * photo.diagonal));
+    const int count = int(s.points.size()), width = last - first + 1;
+    cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
+    for (int r = 0; r < count; r++)
+        for (int j = 0; j < width; j++) {
+            probeX.at<float>(r, j) = float(s.points[r].x + (first + j) * n.x);
+            probeY.at<float>(r, j) = float(s.points[r].y + (first + j) * n.y);
+        }
+    const cv::Mat gx = sample(lx, probeX, probeY, cv::BORDER_CONSTANT);
+    const cv::Mat gy = sample(ly, probeX, probeY, cv::BORDER_CONSTANT);
+    const float sign = darkerOutside ? -1.0f : 1.0f;  // the gradient along the outward normal, signed
+    std::vector<cv::Point2f> found;
+    for (int r = 0; r < count; r++) {
+        float strongest = EDGE;
+        int at = -1;
+        for (int j = 0; j < width; j++) {
+            const float x = gx.at<float>(r, j), y = gy.at<float>(r, j);
+            const float across = sign * (x * float(n.x) + y * float(n.y)), along = std::abs(x * float(n.y) - y * float(n.x));
+            if (across > 2 * along && across > strongest) {  // the strongest aligned edge in reach, as refine() takes
+                strongest = across;
+                at = j;
+            }
+        }
+        if (at >= 0) found.emplace_back(probeX.at<float>(r, at), probeY.at<float>(r, at));
+    }
+    if (found.size() < size_t(count) / 2 || found.size() < 6) return std::nullopt;
+    cv::Vec4f fit;
+    cv::fitLine(found, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
+    const Line line = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
+    // nearly parallel: both ends of the side within the searched band of it
+    for (const Point &p : {q[side], q[(side + 1) % 4]}) {
+        const double distance = std::abs(line.a * p.x + line.b * p.y - line.c);
+        if (distance < first || distance > last) return std::nullopt;
+    }
+    return line;
+}
+
+double colourDistance(cv::Vec3f u, cv::Vec3f v) { return cv::norm(u - v); }
+
+/// The share of the stretch from `a` to `b` (nothing trimmed) where the sheet's edge runs: the colour
+/// steps by STEP or more between the strips NEAR..FAR inside and outside (away from `centre`) and a
+/// grey edge runs along it, as evidence() asks of a side.
+double stretchSupport(const Photo &photo, Point a, Point b, Point centre) {
+    const Point d = b - a;
+    const double length = std::hypot(d.x, d.y);
+    if (length < 1) return 0;
+    Point n(-d.y / length, d.x / length);
+    if (dot(n, (a + b) / 2 - centre) < 0) n = -n;
+    const int count = std::max(2, int(length / 2) + 1);
+    constexpr int k = (FAR - NEAR) / 2 + 1;  // strips at NEAR, NEAR + 2, ..., FAR each side
+    cv::Mat stripX(count, 2 * k, CV_32F), stripY(count, 2 * k, CV_32F), probeX(count, 5, CV_32F), probeY(count, 5, CV_32F);
+    for (int r = 0; r < count; r++) {
+        const Point p = a + d * (double(r) / (count - 1));
+        for (int j = 0; j < k; j++) {
+            const double offset = NEAR + 2 * j;
+            stripX.at<float>(r, j) = float(p.x - offset * n.x);
+            stripY.at<float>(r, j) = float(p.y - offset * n.y);
+            stripX.at<float>(r, k + j) = float(p.x + offset * n.x);
+            stripY.at<float>(r, k + j) = float(p.y + offset * n.y);
+        }
+        for (int c = -2; c <= 2; c++) {
+            probeX.at<float>(r, c + 2) = float(p.x + c * n.x);
+            probeY.at<float>(r, c + 2) = float(p.y + c * n.y);
+        }
+    }
+    const cv::Mat values = sample(photo.lab, stripX, stripY, cv::BORDER_REPLICATE);
+    const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_REPLICATE);
+    const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_REPLICATE);
+    int supported = 0;
+    for (int r = 0; r < count; r++) {
+        cv::Vec3f inside(0, 0, 0), outside(0, 0, 0);
+        for (int j = 0; j < k; j++) {
+            inside += values.at<cv::Vec3f>(r, j);
+            outside += values.at<cv::Vec3f>(r, k + j);
+        }
+        bool aligned = false;
+        for (int c = 0; c < 5; c++) {
+            const float x = gx.at<float>(r, c), y = gy.at<float>(r, c);
+            const float across = std::abs(x * float(n.x) + y * float(n.y)), along = std::abs(x * float(n.y) - y * float(n.x));
+            aligned = aligned || (across > 2 * along && across >= EDGE);
+        }
+        supported += aligned && cv::norm(inside - outside) / k >= STEP;
+    }
+    return double(supported) / count;
+}
+
+/// `q` with each side that has a band of sheet outside it moved out to that band's outer edge. A
+/// printed band, picture or header along a sheet's edge makes a strong straight edge a little inside
+/// the sheet's real one, and taking it would cut that band off, the worst failure. The strip
+/// between a side and a parallel edge further out (of the polarity the sheet's other sides show) is
+/// sheet when its colour is unlike the table outside each of the other three sides, where the photo
+/// shows it (a strip too thin for ringIsSheet's quarter-size masks); the widened candidate must then
+/// be convincing itself and nearly as well supported as the one chosen. A strip of table between a sheet and the next object
+/// is like the table along the other sides, and stays outside.
+Candidate extend(const Photo &photo, const Candidate &chosen) {
+    Candidate best = chosen;
+    cv::Mat lightness, lx, ly;
+    cv::extractChannel(photo.lab, lightness, 0);
+    cv::Sobel(lightness, lx, CV_32F, 1, 0, 3);
+    cv::Sobel(lightness, ly, CV_32F, 0, 1, 3);
+    for (int i = 0; i < 4; i++) {
+        const Quad &q = best.quad;
+        // the table outside the other sides, where the photo shows it, and the sheet's polarity there:
+        // paper lighter than the table, or darker
+        double fall = 0;
+        std::vector<cv::Vec3f> table;
+        for (int k = 0; k < 4; k++) {
+            if (k == i) continue;
+            const auto outside = stripColour(photo, q, k, NEAR, FAR), inside = stripColour(photo, q, k, -FAR, -NEAR);
+            if (!outside || !inside) continue;
+            table.push_back(*outside);
+            fall += (*inside)[0] - (*outside)[0];
+        }
+        if (table.empty()) continue;  // no table to tell a band from
+        const auto edge = outerEdge(photo, lx, ly, q, i, fall > 0);
+        if (!edge) continue;
+        std::array<Line, 4> lines;
+        for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
+        const double width = std::abs(edge->a * (q[i].x + q[(i + 1) % 4].x) / 2 + edge->b * (q[i].y + q[(i + 1) % 4].y) / 2 - edge->c);
+        const auto band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
+        if (!band) continue;
+        const bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
+#ifdef SHEET_DEBUG
+        std::fprintf(stderr, "side %d: edge at %.1f px, band %.0f %.0f %.0f, unlike table %d\n", i, width, (*band)[0], (*band)[1], (*band)[2], unlikeTable);
+#endif
+        if (!unlikeTable) continue;
+        lines[i] = *edge;
+        const auto corners = cornersOf(lines);
+        if (!corners) continue;
+        // a neighbouring side's edge runs on across the band, from the old corner to the new: an
+        // object lying along the sheet, longer than it, has more of itself on both sides there. One
+        // such end will do: the other may be lost in a curl, a fold or a rounded corner
+        const Point middle = centreOf(*corners);
+        const double before = stretchSupport(photo, q[i], (*corners)[i], middle),
+                     after = stretchSupport(photo, q[(i + 1) % 4], (*corners)[(i + 1) % 4], middle);
+#ifdef SHEET_DEBUG
+        std::fprintf(stderr, "  continued %.2f %.2f\n", before, after);
+#endif
+        if (std::max(before, after) < CONTINUED) continue;
+        const auto wider = judge(photo, *corners, chosen.source + "+band");
+#ifdef SHEET_DEBUG
+        if (wider) std::fprintf(stderr, "  wider score %.2f\n", wider->score);
+#endif
+        // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding it)
+        if (wider && wider->score >= ACCEPT && wider->score >= chosen.score - HOLD) best = *wider;
+    }
+    return best;
+}
+
 /// Each side moved outward by `by` pixels; the corners where the moved sides meet.
 Quad widen(const Quad &q, double by) {
     const Point centre = centreOf(q);
@@ -968,6 +1225,7 @@ void findSheet(const cv::Mat &rgb, ptcv_result *result) {
         // in the list in place of its unrefined self, so that the list shows what was taken
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
+    if (chosen >= 0) found[chosen] = extend(photo, found[chosen]);
     if (chosen >= 0) copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
 
     // Best score first; the one taken among them even when it is not among the best.
