@@ -12,9 +12,6 @@ import TrapperCore
 enum SheetFinder {
     typealias Point = SheetGeometry.Point
 
-    /// Long side of the colour copy searched (the finder's constants are tuned at this size).
-    static let searchSize = 768
-
     static let library: Result<trapper_vision, SharedLibrary.Failure> =
         SharedLibrary.open(libraryPath(), for: "find_page") { trapper_vision_load($0, $1) }
 
@@ -64,26 +61,30 @@ enum SheetFinder {
         var allSheet: Bool
     }
 
-    /// Looks for the sheet in `pix` (upright, any depth).
+    /// Looks for the sheet in `pix` (upright, any depth). The library reads leptonica's own pixels
+    /// and makes its 768-pixel copy itself; a grey or colour-mapped picture is made 32-bit first.
     static func search(_ pix: LeptonicaPix) throws -> Search {
         let vision = try library.get()
         let lept = pix.lept
-        let scale = min(1, Float(searchSize) / Float(max(pix.width, pix.height)))
-        var copy = pix
-        if scale < 1, let smaller = LeptonicaPix(lept, lept.pixScale(pix.pix, scale, scale)) { copy = smaller }
-        if copy.depth != 32, let colour = LeptonicaPix(lept, lept.pixConvertTo32(copy.pix)) { copy = colour }
-        let rgb = try copy.pdfSamples().samples
-        let (width, height) = (copy.width, copy.height)
+        var source = pix
+        if pix.depth != 32 || lept.pixGetColormap(pix.pix) != nil {
+            guard let colour = LeptonicaPix(lept, lept.pixConvertTo32(pix.pix)) else {
+                throw ImageInputError.decodeFailed(.jpeg, "leptonica could not make a colour copy to find the sheet in")
+            }
+            source = colour
+        }
+        guard let words = lept.pixGetData(source.pix) else { throw ImageInputError.decodeFailed(.jpeg, "no pixel data") }
+        let wordsPerLine = Int(lept.pixGetWpl(source.pix))
         var result = ptcv_result()
         var error = [CChar](repeating: 0, count: 256)
-        let status = rgb.withUnsafeBufferPointer { vision.ptcv_find_sheet($0.baseAddress, Int32(width), Int32(height), Int32(width * 3), &result, &error, error.count) }
+        let status = vision.ptcv_find_sheet(UnsafeRawPointer(words).assumingMemoryBound(to: UInt8.self), Int32(source.width),
+                                            Int32(source.height), Int32(wordsPerLine * 4), Int32(PTCV_LEPTONICA_32.rawValue),
+                                            &result, &error, error.count)
         guard status == 0 else {
             throw ImageInputError.decodeFailed(.jpeg, "find_page: OpenCV failed: " + message(error))
         }
-        // The copy's pixel centres back to the photo's.
-        let (fx, fy) = (Double(pix.width) / Double(width), Double(pix.height) / Double(height))
         func points(_ c: (Double, Double, Double, Double, Double, Double, Double, Double)) -> [Point] {
-            [(c.0, c.1), (c.2, c.3), (c.4, c.5), (c.6, c.7)].map { Point(($0.0 + 0.5) * fx - 0.5, ($0.1 + 0.5) * fy - 0.5) }
+            [Point(c.0, c.1), Point(c.2, c.3), Point(c.4, c.5), Point(c.6, c.7)]
         }
         let candidates = withUnsafeBytes(of: result.candidates) { raw in
             Array(raw.bindMemory(to: ptcv_candidate.self).prefix(Int(result.count)))
@@ -92,29 +93,38 @@ enum SheetFinder {
                       area: c.area, source: withUnsafeBytes(of: c.source) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
         }
         let chosen = result.chosen >= 0 && Int(result.chosen) < candidates.count ? candidates[Int(result.chosen)] : nil
+        let allSheet = borderIsPaper(words, wordsPerLine: wordsPerLine, width: source.width, height: source.height)
         return Search(chosen: chosen, cut: chosen == nil ? nil : points(result.cut), best: candidates.first,
-                      accept: result.accept, judged: Int(result.judged), allSheet: borderIsPaper(rgb, width: width, height: height))
+                      accept: result.accept, judged: Int(result.judged), allSheet: allSheet)
     }
 
     /// Whether nine tenths of the photo's outer border (2 % of its short side deep) is as light as
-    /// its lightest tenth and colourless: paper to every edge, as a flat scan is.
-    static func borderIsPaper(_ rgb: [UInt8], width: Int, height: Int) -> Bool {
-        func grey(_ i: Int) -> Int { (Int(rgb[3 * i]) + Int(rgb[3 * i + 1]) + Int(rgb[3 * i + 2])) / 3 }
-        func colourless(_ i: Int) -> Bool {
-            let (r, g, b) = (Int(rgb[3 * i]), Int(rgb[3 * i + 1]), Int(rgb[3 * i + 2]))
-            return max(r, g, b) - min(r, g, b) < 40
+    /// its lightest tenth and colourless: paper to every edge, as a flat scan is. Read from every
+    /// fourth pixel of every fourth row of leptonica's 32-bit pixels (red << 24 | green << 16 | blue << 8).
+    static func borderIsPaper(_ words: UnsafeMutablePointer<UInt32>, wordsPerLine: Int, width: Int, height: Int) -> Bool {
+        let step = 4
+        func sample(_ x: Int, _ y: Int) -> (grey: Int, colourless: Bool) {
+            let word = words[y * wordsPerLine + x]
+            let (r, g, b) = (Int(word >> 24), Int((word >> 16) & 0xFF), Int((word >> 8) & 0xFF))
+            return ((r + g + b) / 3, max(r, g, b) - min(r, g, b) < 40)
         }
         var histogram = [Int](repeating: 0, count: 256)
-        for i in 0..<(width * height) { histogram[grey(i)] += 1 }
+        var count = 0
+        for y in stride(from: 0, to: height, by: step) {
+            for x in stride(from: 0, to: width, by: step) {
+                histogram[sample(x, y).grey] += 1
+                count += 1
+            }
+        }
         var light = 255, above = 0
-        while light > 0, above + histogram[light] < width * height / 10 { above += histogram[light]; light -= 1 }
+        while light > 0, above + histogram[light] < count / 10 { above += histogram[light]; light -= 1 }
         let depth = max(1, min(width, height) / 50)
         var ring = 0, paper = 0
-        for y in 0..<height {
-            for x in 0..<width where x < depth || y < depth || x >= width - depth || y >= height - depth {
-                let i = y * width + x
+        for y in stride(from: 0, to: height, by: step) {
+            for x in stride(from: 0, to: width, by: step) where x < depth || y < depth || x >= width - depth || y >= height - depth {
+                let pixel = sample(x, y)
                 ring += 1
-                if grey(i) >= light * 4 / 5, colourless(i) { paper += 1 }
+                if pixel.grey >= light * 4 / 5, pixel.colourless { paper += 1 }
             }
         }
         return ring > 0 && paper * 10 >= ring * 9

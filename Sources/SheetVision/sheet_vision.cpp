@@ -1261,22 +1261,67 @@ void report(char *error, size_t size, const std::string &message) {
 
 }  // namespace
 
-extern "C" int ptcv_find_sheet(const unsigned char *rgb, int width, int height, int stride, ptcv_result *result,
-                               char *error, size_t error_size) {
+/// The long side of the working image, in pixels: every constant above is tuned at this size.
+constexpr int WORK = 768;
+
+namespace {
+
+/// The photo as the finder works on it: RGB, reduced as the prototype's load() reduces it (libjpeg's
+/// DCT scaling by the largest of 8, 4 or 2 that keeps the long side at least WORK, here an area
+/// average by that factor, then an area resize to WORK), and the factor back to the photo's pixels.
+cv::Mat workingImage(const unsigned char *pixels, int width, int height, int stride, int layout, double &scale) {
+    // Reduced first, in the caller's own layout (the area average treats every channel alike), so
+    // that no full-size copy of a 12-megapixel photo is made; then made RGB.
+    const cv::Mat photo(height, width, layout == PTCV_LEPTONICA_32 ? CV_8UC4 : CV_8UC3, const_cast<unsigned char *>(pixels),
+                        size_t(stride));
+    cv::Mat small = photo;
+    const int longSide = std::max(width, height);
+    for (int factor : {8, 4, 2}) {
+        if (longSide / factor >= WORK) {
+            cv::resize(photo, small, cv::Size(width / factor, height / factor), 0, 0, cv::INTER_AREA);
+            break;
+        }
+    }
+    if (std::max(small.cols, small.rows) > WORK) {
+        const double s = double(WORK) / std::max(small.cols, small.rows);
+        cv::resize(small, small, cv::Size(int(std::lround(small.cols * s)), int(std::lround(small.rows * s))), 0, 0,
+                   cv::INTER_AREA);
+    }
+    scale = double(width) / small.cols;
+    if (layout != PTCV_LEPTONICA_32) return small;
+    // bytes alpha, blue, green, red: red is the fourth, blue the second
+    cv::Mat rgb(small.rows, small.cols, CV_8UC3);
+    const int fromTo[] = {3, 0, 2, 1, 1, 2};
+    cv::mixChannels(&small, 1, &rgb, 1, fromTo, 3);
+    return rgb;
+}
+
+/// Corners in the working image's pixel centres to the photo's.
+void toPhoto(double *corners, double scale) {
+    for (int i = 0; i < 8; i++) corners[i] = corners[i] * scale + (scale - 1) / 2;
+}
+
+}  // namespace
+
+extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int height, int stride, int layout,
+                               ptcv_result *result, char *error, size_t error_size) {
     if (!result) {
         report(error, error_size, "sheet vision: no result to fill");
         return -1;
     }
     std::memset(result, 0, sizeof *result);
     result->chosen = -1;
-    if (!rgb || width <= 0 || height <= 0 || stride < 3 * width) {
-        report(error, error_size, "sheet vision: no image, or a stride shorter than a row");
+    const int bytes = layout == PTCV_LEPTONICA_32 ? 4 : layout == PTCV_RGB ? 3 : 0;
+    if (!pixels || bytes == 0 || width <= 0 || height <= 0 || stride < bytes * width) {
+        report(error, error_size, "sheet vision: no image, an unknown layout, or a stride shorter than a row");
         return -1;
     }
     try {
-        // Wraps the caller's pixels without copying; nothing writes to them.
-        const cv::Mat image(height, width, CV_8UC3, const_cast<unsigned char *>(rgb), size_t(stride));
+        double scale = 1;
+        const cv::Mat image = workingImage(pixels, width, height, stride, layout, scale);
         findSheet(image, result);
+        if (result->chosen >= 0) toPhoto(result->cut, scale);
+        for (int i = 0; i < result->count; i++) toPhoto(result->candidates[i].corners, scale);
         return 0;
     } catch (const cv::Exception &e) {
         report(error, error_size, "sheet vision: OpenCV: " + e.msg + " in " + e.func);

@@ -10,8 +10,8 @@ import TrapperCore
 /// must be found with every corner within 2 % of the photo's diagonal of the marked one and, where
 /// the paper is known, its proportions within 3 %; a flat scan, or a photo with no edge of a sheet in
 /// it, left alone; and no cut may leave out any part of a sheet. The photos the finder still gets
-/// wrong are listed in `misses` with what goes wrong; one of them coming out right fails too, so that
-/// the list only ever shrinks.
+/// wrong are listed in `misses` with what goes wrong (even they may not lose part of a sheet); one of
+/// them coming out right fails too, so that the list only ever shrinks.
 @Suite struct RealPhotoTests {
     struct Marked: Decodable {
         var kind: String
@@ -34,7 +34,8 @@ import TrapperCore
 
     /// The photos not right yet, and what is wrong with each (the finder's own reason where it gives one).
     static let misses: [String: String] = [
-        "Breta01__handwriting-ocr/page02.jpg": "a corner 2.0 % off, just over: the right side bows out, and the straight side fitted to it passes outside the top-right corner",
+        "Breta01__handwriting-ocr/page02.jpg":
+            "the right side bows out: the cut runs outside it, a corner 4.7 % off the marked one, nothing lost",
         "Breta01__handwriting-ocr/page08.jpg": "a notepad on a desk: no candidate convincing (0.36)",
         "aws-samples__amazon-textract-textractor/receipt_no_summary.png": "a crumpled dark receipt: no candidate convincing (0.28)",
         "clovaai__donut/sample_image_cord_test_receipt_00004.png": "a receipt on a cluttered table: no candidate convincing (0.41)",
@@ -111,6 +112,8 @@ import TrapperCore
         let wrong = try Self.verdict(name)
         if let known = Self.misses[name] {
             #expect(wrong != nil, "\(name) now comes out right: take it off RealPhotoTests.misses (\(known))")
+            // Wrong or not, no part of a sheet may be lost (issue 42, point 3).
+            #expect(wrong?.contains("part of the sheet cut off") != true, "\(name): \(wrong ?? "")")
         } else {
             #expect(wrong == nil, "\(name): \(wrong ?? "")")
         }

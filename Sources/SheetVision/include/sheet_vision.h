@@ -47,11 +47,23 @@ typedef struct ptcv_result {
     ptcv_candidate candidates[PTCV_MAX_CANDIDATES];
 } ptcv_result;
 
-/// Finds the sheet in `rgb`: 8-bit RGB, `height` rows of `stride` bytes, `width` pixels each; the
-/// photo upright and reduced to about 768 pixels on its long side. Returns 0, or -1 with a one-line
-/// reason in `error` (at most `error_size` bytes with its NUL) when OpenCV fails.
-int ptcv_find_sheet(const unsigned char *rgb, int width, int height, int stride, ptcv_result *result,
-                    char *error, size_t error_size);
+/// How the pixels given to ptcv_find_sheet are laid out.
+enum ptcv_layout {
+    /// Three bytes a pixel: red, green, blue.
+    PTCV_RGB = 0,
+    /// Leptonica's 32-bit pixels on a little-endian machine: each a word red << 24 | green << 16 |
+    /// blue << 8 | alpha, so the bytes run alpha (or unused), blue, green, red.
+    PTCV_LEPTONICA_32 = 1,
+};
+
+/// Finds the sheet in a photo, upright: `height` rows of `stride` bytes, `width` pixels each, laid
+/// out as `layout` says. The photo is searched at 768 pixels on its long side (reduced by area
+/// averaging, first by the largest power of two that keeps it at least that, as a JPEG decoder's
+/// DCT scaling would, then to the size); every corner in `result` is in the photo's own pixels.
+/// Returns 0, or -1 with a one-line reason in `error` (at most `error_size` bytes with its NUL) when
+/// OpenCV fails.
+int ptcv_find_sheet(const unsigned char *pixels, int width, int height, int stride, int layout,
+                    ptcv_result *result, char *error, size_t error_size);
 
 /// The sheet cut out: the quadrilateral `corners` (x0, y0, ... x3, y3 in `source`'s pixels, clockwise
 /// from the top left) of `source` mapped onto the whole of `target`, the perspective undone, each
