@@ -39,10 +39,11 @@ public enum PageProcessor {
         // Leptonica's own notes ("not enough confidence to get orientation") are not the daemon's log.
         _ = lept.setMsgSeverity(Int32(L_SEVERITY_ERROR))
         let format = FileKind.sniff(bytes).imageFormat
-        guard let decoded = try decode(bytes, index: index, format: format, page: page) else {
-            throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not decode the page for its page steps")
-        }
-        var pix = try oriented(decoded, page.orientation)
+        // The pixels as decoded are needed again only to keep a photo a PDF cannot hold as it is (a
+        // HEIC); otherwise only the upright copy is held, and it goes as soon as the steps have made
+        // the page from it (a 12-megapixel photo is 48 MB, which would be held beside the page).
+        var (pix, decoded) = try decodeUpright(bytes, index: index, format: format, page: page,
+                                            keep: steps.findPage && !PhotoReframe.isReadable(page.image))
         let (photoWidth, photoHeight) = (Double(pix.width), Double(pix.height))
         var dpi = max(1, Int((Double(pix.width) / page.widthPoints * 72).rounded()))
         _ = lept.pixSetResolution(pix.pix, Int32(dpi), Int32(dpi))
@@ -215,6 +216,16 @@ public enum PageProcessor {
             return LeptonicaPix(lept, raster: decoded.color)
         }
         return bytes.withUnsafeBufferPointer { LeptonicaPix(lept, lept.pixReadMem($0.baseAddress, $0.count)) }
+    }
+
+    /// The page's pixels upright, and, when `keep`, as decoded (before orientation).
+    static func decodeUpright(_ bytes: [UInt8], index: Int, format: ImageFormat?, page: ImagePage, keep: Bool) throws
+        -> (upright: LeptonicaPix, decoded: LeptonicaPix?)
+    {
+        guard let decoded = try decode(bytes, index: index, format: format, page: page) else {
+            throw ImageInputError.decodeFailed(format ?? .jpeg, "leptonica could not decode the page for its page steps")
+        }
+        return (try oriented(decoded, page.orientation), keep ? decoded : nil)
     }
 
     /// The pixels as the page shows them (EXIF orientation applied).

@@ -57,11 +57,12 @@ public enum PhotoReframe {
     /// file) when its image is in a form `pixels` reads, else `decoded` (its pixels as stored,
     /// before orientation) as 8-bit grey or RGB samples. Without its soft mask: only its pixels
     /// are cut from again.
-    static func keepable(_ original: ImagePage, decoded: LeptonicaPix, flate: any FlateCoding) throws -> ImagePage {
+    static func keepable(_ original: ImagePage, decoded: LeptonicaPix?, flate: any FlateCoding) throws -> ImagePage {
         var kept = original
         kept.softMask = nil
         kept.image.dictionary["SMask"] = nil
         if isReadable(original.image) { return kept }
+        guard let decoded else { throw ImageInputError.decodeFailed(.png, "the photo's pixels were not kept to store it") }
         let lept = decoded.lept
         var pix = decoded
         if lept.pixGetColormap(pix.pix) != nil || pix.depth == 32 || pix.depth > 8 {

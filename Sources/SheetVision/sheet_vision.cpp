@@ -324,11 +324,27 @@ struct SideEvidence {
     double coherence;  // 1: always the same colour inside; a textured table gives about 0
 };
 
+/// The strips either side of an edge: STRIPS sample points at NEAR, NEAR + 2, ..., FAR pixels from it.
+constexpr int STRIPS = (FAR - NEAR) / 2 + 1;
+
+/// Row `row` of `xs` and `ys`: the points of the strip inside `p` (columns 0 to STRIPS - 1, against
+/// the outward normal `n`) and of the strip outside it (the next STRIPS columns), as 32-bit floats
+/// (the prototype handed remap those).
+void setStrips(cv::Mat &xs, cv::Mat &ys, int row, const Point &p, const Point &n) {
+    for (int j = 0; j < STRIPS; j++) {
+        const double offset = NEAR + 2 * j;
+        xs.at<float>(row, j) = float(p.x - offset * n.x);
+        ys.at<float>(row, j) = float(p.y - offset * n.y);
+        xs.at<float>(row, STRIPS + j) = float(p.x + offset * n.x);
+        ys.at<float>(row, STRIPS + j) = float(p.y + offset * n.y);
+    }
+}
+
 /// Per side: the share of it with a colour step across it (inside against outside, STEP or more),
 /// the median step, and how consistently the step keeps one direction.
 std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
     const Point centre = centreOf(q);
-    constexpr int k = (FAR - NEAR) / 2 + 1;  // strips at NEAR, NEAR + 2, ..., FAR
+    constexpr int k = STRIPS;
     constexpr int columns = 2 * k + 3;       // k inside, k outside, 3 on the side itself
     std::array<SidePoints, 4> sides;
     int total = 0;
@@ -344,13 +360,7 @@ std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
     for (const SidePoints &side : sides) {
         const Point n = side.normal;
         for (const Point &p : side.points) {
-            for (int j = 0; j < k; j++) {
-                const double offset = NEAR + 2 * j;
-                bothX.at<float>(row, j) = float(p.x - offset * n.x);
-                bothY.at<float>(row, j) = float(p.y - offset * n.y);
-                bothX.at<float>(row, k + j) = float(p.x + offset * n.x);
-                bothY.at<float>(row, k + j) = float(p.y + offset * n.y);
-            }
+            setStrips(bothX, bothY, row, p, n);
             for (int m = -1; m <= 1; m++) {
                 bothX.at<float>(row, 2 * k + 1 + m) = float(p.x + m * n.x);
                 bothY.at<float>(row, 2 * k + 1 + m) = float(p.y + m * n.y);
@@ -1088,17 +1098,11 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre) {
     Point n(-d.y / length, d.x / length);
     if (dot(n, (a + b) / 2 - centre) < 0) n = -n;
     const int count = std::max(2, int(length / 2) + 1);
-    constexpr int k = (FAR - NEAR) / 2 + 1;  // strips at NEAR, NEAR + 2, ..., FAR each side
+    constexpr int k = STRIPS;
     cv::Mat stripX(count, 2 * k, CV_32F), stripY(count, 2 * k, CV_32F), probeX(count, 5, CV_32F), probeY(count, 5, CV_32F);
     for (int r = 0; r < count; r++) {
         const Point p = a + d * (double(r) / (count - 1));
-        for (int j = 0; j < k; j++) {
-            const double offset = NEAR + 2 * j;
-            stripX.at<float>(r, j) = float(p.x - offset * n.x);
-            stripY.at<float>(r, j) = float(p.y - offset * n.y);
-            stripX.at<float>(r, k + j) = float(p.x + offset * n.x);
-            stripY.at<float>(r, k + j) = float(p.y + offset * n.y);
-        }
+        setStrips(stripX, stripY, r, p, n);
         for (int c = -2; c <= 2; c++) {
             probeX.at<float>(r, c + 2) = float(p.x + c * n.x);
             probeY.at<float>(r, c + 2) = float(p.y + c * n.y);
