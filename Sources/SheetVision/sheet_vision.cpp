@@ -6,7 +6,8 @@
 // conversion, whose first use costs a process 120-200 ms (the two differ by a step of 255 in some
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
 // (framedByMore); and a side is moved out over a band of sheet printed along it (extend).
-// Decoding, EXIF, proportions and snapping are the Swift side's.
+// The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
+// it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
 // 1. Photo: the working image smoothed, in Lab, grey and its gradients; a quarter-size Lab copy and
 //    texture for comparing regions.

@@ -25,7 +25,7 @@ public func fuzzEditScript(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .reframe(_, let corners):
             // What the parser promises the editor: four corners on the photo, a convex shape.
             precondition(corners.count == 4 && corners.allSatisfy { (0...1).contains($0.x) && (0...1).contains($0.y) }
-                         && SheetFinder.quadrilateral(corners) != nil)
+                         && SheetGeometry.quadrilateral(corners) != nil)
         case .insertBlank, .metadata, .bookmark, .undo, .redo, .markup, .signature:
             break
         }

@@ -5,7 +5,7 @@ import TrapperCore
 /// readers (every one, whatever the sniff says, so each sees every input), each of which may
 /// throw `ImageInputError`, never crash or allocate past `limits`. What parses becomes a page and a
 /// one-page PDF, as ingesting it would: PNG samples unfiltered, CCITT strips cut out, sizes and
-/// resolutions written as PDF numbers. Last, the bytes as a grey photo for `SheetFinder`.
+/// resolutions written as PDF numbers. Last, the bytes as a sheet's corners for `SheetGeometry`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImageHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
@@ -28,13 +28,20 @@ public func fuzzImageHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         }
     }
     for page in pages { _ = try? ImagePage.newDocument([page]).serialized() }
-    // The bytes as a grey picture for find_page's sheet finder: its width from the first byte, so
-    // that every shape is tried; corners, lines and proportions must never trap or loop.
-    if bytes.count > 2 {
-        let width = 32 + Int(bytes[0]) % 96
-        let pixels = Array(bytes.dropFirst())
-        let height = pixels.count / width
-        if height >= 32 { _ = SheetFinder.find(gray: pixels, width: width, height: height) }
+    // The bytes as four corners in a picture for find_page's geometry (the finder itself is C++ in
+    // Sources/SheetVision): proportions through the perspective, a focal length from EXIF or not,
+    // snapping; degenerate, crossed or far-away corners must never trap.
+    if bytes.count >= 19 {
+        let width = 1 + Int(bytes[0]) * 40, height = 1 + Int(bytes[1]) * 40
+        let corners = (0..<4).map { i in
+            SheetGeometry.Point(Double(Int(bytes[2 + 4 * i]) << 8 | Int(bytes[3 + 4 * i])) - 8000,
+                                Double(Int(bytes[4 + 4 * i]) << 8 | Int(bytes[5 + 4 * i])) - 8000)
+        }
+        let focal35: Double? = bytes[18] == 0 ? nil : Double(bytes[18])
+        _ = SheetGeometry.sheet(corners: corners, width: width, height: height, focal35: focal35)
+        if let ordered = SheetGeometry.quadrilateral(corners) {
+            _ = SheetGeometry.proportions(ordered, width: width, height: height, focal35: focal35)
+        }
     }
     return 0
 }
