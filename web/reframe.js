@@ -4,7 +4,8 @@
 // page again from the photo, never from the page as it stands (web/README.md, op "reframe").
 //
 // When find_page found no sheet (the page is the whole photo), the corners start at the best
-// candidate it saw (`photo.suggested`), so that a person only nudges them; Reset goes back there.
+// candidate it saw (`photo.suggested`), so that a person only nudges them; Reset ("Best guess"
+// then, "As cut now" otherwise) goes back there.
 //
 // Tests wait on #reframe-dialog's data-ready="true" (the photo loaded and the corners placed) and
 // read each .reframe-corner's cx/cy (pixels of the photo as shown).
@@ -63,6 +64,8 @@ function startingCorners(photo) {
 export function openReframe({ path, end, page, photo, onCrop }) {
   const dialog = $('reframe-dialog');
   current = { page, photo, corners: startingCorners(photo), onCrop };
+  // Reset goes back to where the corners started: the cut, or find_page's best candidate.
+  $('reframe-reset').textContent = photo.suggested ? 'Best guess' : 'As cut now';
   delete dialog.dataset.ready;
   $('reframe-error').hidden = true;
   $('reframe-page').textContent = String(page);

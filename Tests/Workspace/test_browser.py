@@ -576,7 +576,11 @@ class BrowserTests(unittest.TestCase):
         self.click("reframe-save")
         path = self.daemon.path("library", name)
         self.daemon.wait_for(lambda: os.path.getsize(path) != before, what="the crop's revision")
-        self.wait_ready(end=os.path.getsize(path))
+        # The file grows while the revision is written: the view is ready at the file's length as it
+        # ends, not at a length seen half-way.
+        body = lambda: self.browser.find_element(By.TAG_NAME, "body")
+        self.daemon.wait_for(lambda: body().get_attribute("data-state") == "ready"
+                             and body().get_attribute("data-end") == str(os.path.getsize(path)), what="the cropped page shown")
 
     def test_19_a_photographed_page_is_cropped_again_by_dragging_its_corners(self):
         # A page with no photo behind it cannot be cropped again.
@@ -631,6 +635,7 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
             cx, cy = float(handle.get_attribute("cx")), float(handle.get_attribute("cy"))
             self.assertAlmostEqual(cx / shown[0] * 1600, corners[number][0], delta=25, msg=f"corner {number}")
             self.assertAlmostEqual(cy / shown[1] * 1200, corners[number][1], delta=25, msg=f"corner {number}")
+        self.assertEqual(self.browser.find_element(By.ID, "reframe-reset").text, "Best guess")
         self.click("reframe-cancel")
         # Nudged: the two right corners dragged out to the sheet's; the letter, A4.
         self.crop_again("Board.pdf", corners=[None, corners[1], corners[2], None], photo_size=(1600, 1200))
