@@ -96,8 +96,13 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: scratch.path + "/config.toml"))
         daemon.signal(SIGHUP)
         #expect(eventually { daemon.log.contains("reload refused, keeping the running config") }, "\(kind): \(daemon.log.suffix(2000))")
-        let refusal = daemon.log.split(separator: "\n").drop { !$0.contains("reload refused") }.prefix(3).joined(separator: "\n")
-        #expect(refusal.lowercased().contains(reason), "\(kind): \(refusal)")
+        // The reason follows on the next lines, which the daemon may still be writing.
+        var refusal = ""
+        let said = eventually {
+            refusal = daemon.log.split(separator: "\n").drop { !$0.contains("reload refused") }.prefix(3).joined(separator: "\n")
+            return refusal.lowercased().contains(reason)
+        }
+        #expect(said, "\(kind): \(refusal)")
         try TestImages.make(scratch.path + "/a.jpg")
         try FileManager.default.moveItem(atPath: scratch.path + "/a.jpg", toPath: scratch.path + "/inbox/a.jpg")
         #expect(eventually { (try? PDFReaders.pdfinfoPages(scratch.path + "/library/All.pdf")) == 1 }, "\(kind): \(daemon.log)")
