@@ -115,20 +115,30 @@ def finder_alone(library):
                     ("step", ctypes.c_double * 4), ("area", ctypes.c_double), ("source", ctypes.c_char * 32)]
 
     class Result(ctypes.Structure):
-        _fields_ = [("chosen", ctypes.c_int), ("count", ctypes.c_int), ("judged", ctypes.c_int),
+        _fields_ = [("chosen", ctypes.c_int), ("passed_over", ctypes.c_int), ("count", ctypes.c_int), ("judged", ctypes.c_int),
                     ("accept", ctypes.c_double), ("cut", ctypes.c_double * 8), ("candidates", Candidate * 12)]
 
+    Plausible = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
     vision = ctypes.CDLL(library)
     vision.ptcv_find_sheet.restype = ctypes.c_int
     vision.ptcv_find_sheet.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                                       ctypes.POINTER(Result), ctypes.c_char_p, ctypes.c_size_t]
+                                       Plausible, ctypes.c_void_p, ctypes.POINTER(Result), ctypes.c_char_p, ctypes.c_size_t]
+    import sheet_prototype as sp
+    low, high = 1.15, 12.0  # SheetGeometry.paperProportions
 
     def run(path):
+        f35 = sp.exif_facts(path)[2]
+
+        @Plausible
+        def is_paper(corners, width, height, _):  # the product's SheetGeometry.isPaperShaped, by the prototype's method
+            quad = [(corners[2 * i], corners[2 * i + 1]) for i in range(4)]
+            return int(low <= sp.perspective_proportions(quad, (width, height), f35)[0] <= high)
+
         image = cv2.cvtColor(cv2.imread(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)  # upright, as the tutorial's
         height, width = image.shape[:2]
         result, error = Result(), ctypes.create_string_buffer(256)
-        if vision.ptcv_find_sheet(image.ctypes.data, width, height, image.strides[0], 0, ctypes.byref(result),
-                                  error, len(error)) != 0:
+        if vision.ptcv_find_sheet(image.ctypes.data, width, height, image.strides[0], 0, is_paper, None,
+                                  ctypes.byref(result), error, len(error)) != 0:
             raise RuntimeError(error.value.decode())
         if result.chosen < 0:
             return None, None
@@ -167,10 +177,9 @@ def tightened(path, entry, share, folder):
 
 # --- the judge ---------------------------------------------------------------------------------------
 
-def judged(entry, corners, proportions, fractions):
+def judged(entry, corners, proportions, fractions, corners_only=False):
     """evaluate.judge's verdict on one detector's answer, plus how loose a found cut is."""
     width, height = entry["size"]
-    corners_only = proportions is None  # a detector whose proportions are not its own to judge
     if corners is None:
         proportions = max(width, height) / min(width, height)  # what is kept when nothing is found
         found = None
@@ -319,7 +328,9 @@ def main():
                 elapsed = time.perf_counter() - start
                 times[name][photo] = min(elapsed, times[name].get(photo, math.inf))
                 if run == 0 and name != "plain ingest":
-                    results[name][photo] = judged(marked[photo], corners, proportions, fractions)
+                    # the finder alone leaves the proportions to the Swift side: judged on its corners
+                    results[name][photo] = judged(marked[photo], corners, proportions, fractions,
+                                                  corners_only=name == "finder alone")
 
     columns = [name for name, _, _ in detectors if name != "plain ingest"]
     width = max(len(n) for n in names) if names else 10

@@ -22,7 +22,7 @@ enum PhotoSheet {
     static func find(_ pix: LeptonicaPix, dpi: Int, focal35: Double? = nil) throws -> Outcome {
         let search: SheetFinder.Search
         do {
-            search = try SheetFinder.search(pix)
+            search = try SheetFinder.search(pix, focal35: focal35)
         } catch let failure as SharedLibrary.Failure {
             return .leftAsItIs("find_page: \(failure); the photo is left as it is", suggestion: nil)
         }
@@ -38,7 +38,13 @@ enum PhotoSheet {
         let tolerance = 0.01 * (width * width + height * height).squareRoot()
         if zip(cut, frame).allSatisfy({ ($0 - $1).length <= tolerance }) { return .leftAsItIs(nil, suggestion: nil) }
         let sheet = SheetGeometry.sheet(corners: chosen.corners, width: pix.width, height: pix.height, focal35: focal35)
-        let evidence = String(format: "evidence %.2f, ", chosen.score) + chosen.source
+        var evidence = String(format: "evidence %.2f, ", chosen.score) + chosen.source
+        if let smaller = search.passedOver {
+            // say why the better-supported one inside it was not the page
+            let shape = SheetGeometry.proportions(smaller.corners, width: pix.width, height: pix.height, focal35: focal35).aspect
+            evidence += String(format: "; taken over %@ inside it, whose proportions %.2f:1 are no paper's",
+                               smaller.source, max(shape, 1 / shape))
+        }
         return try warp(pix, corners: cut, sheet: sheet, dpi: dpi, evidence: evidence)
     }
 
@@ -55,16 +61,25 @@ enum PhotoSheet {
         let width = Int((Double(height) * sheet.aspect).rounded())
         guard width >= 16, height >= 16 else { return .leftAsItIs("find_page: the sheet found is too small to be a page", suggestion: corners) }
         let cropped = try undoPerspective(pix, corners: corners, width: width, height: height)
-        // A snapped sheet is its paper size; another (a receipt) keeps the photo's scale.
+        // A snapped sheet is its paper size; a receipt is a till roll's width and as long as its
+        // proportions say; another sheet keeps the photo's scale.
         var sheetDPI = dpi
         var resolution: ImageResolution? = nil
+        let long = max(sheet.aspect, 1 / sheet.aspect)
+        let receipt = sheet.paper == nil && long >= SheetGeometry.receiptProportions
         if let paper = sheet.paper {
             let (across, down) = width >= height ? (paper.height, paper.width) : (paper.width, paper.height)
             resolution = ImageResolution(x: Double(width) / (across / 25.4), y: Double(height) / (down / 25.4))
             sheetDPI = max(1, Int(resolution!.x.rounded()))
+        } else if receipt {
+            let perInch = Double(min(width, height)) / (SheetGeometry.tillRollWidth / 25.4)
+            resolution = ImageResolution(x: perInch, y: perInch)
+            sheetDPI = max(1, Int(perInch.rounded()))
         }
         _ = lept.pixSetResolution(cropped.pix, Int32(sheetDPI), Int32(sheetDPI))
-        let shape = sheet.paper.map { "\($0.name) sheet" } ?? String(format: "sheet of %.3f:1", max(sheet.aspect, 1 / sheet.aspect))
+        let shape = sheet.paper.map { "\($0.name) sheet" }
+            ?? (receipt ? String(format: "receipt of %.3f:1, %.0f mm wide (a till roll)", long, SheetGeometry.tillRollWidth)
+                : String(format: "sheet of %.3f:1", long))
         let sizes = "(\(pix.width)x\(pix.height) to \(width)x\(height) pixels)"
         return .found(cropped, dpi: sheetDPI, resolution: resolution, corners: corners,
                       note: evidence.map { "find_page: \(shape) found (\($0)), perspective undone and cropped \(sizes)" }

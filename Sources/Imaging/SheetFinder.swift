@@ -52,6 +52,9 @@ enum SheetFinder {
         var cut: [Point]?
         /// The best candidate, taken or not.
         var best: Candidate?
+        /// The candidate that would have been taken but for its proportions, no paper's; a larger
+        /// one around it was taken instead.
+        var passedOver: Candidate?
         /// The score a candidate needs.
         var accept: Double
         /// Quadrilaterals found and judged.
@@ -63,7 +66,8 @@ enum SheetFinder {
 
     /// Looks for the sheet in `pix` (upright, any depth). The library reads leptonica's own pixels
     /// and makes its 768-pixel copy itself; a grey or colour-mapped picture is made 32-bit first.
-    static func search(_ pix: LeptonicaPix) throws -> Search {
+    /// `focal35` (EXIF, 35 mm equivalent) is for judging a candidate's proportions.
+    static func search(_ pix: LeptonicaPix, focal35: Double? = nil) throws -> Search {
         let vision = try library.get()
         let lept = pix.lept
         var source = pix
@@ -77,9 +81,20 @@ enum SheetFinder {
         let wordsPerLine = Int(lept.pixGetWpl(source.pix))
         var result = ptcv_result()
         var error = [CChar](repeating: 0, count: 256)
-        let status = vision.ptcv_find_sheet(UnsafeRawPointer(words).assumingMemoryBound(to: UInt8.self), Int32(source.width),
-                                            Int32(source.height), Int32(wordsPerLine * 4), Int32(PTCV_LEPTONICA_32.rawValue),
-                                            &result, &error, error.count)
+        // The library asks whether a candidate has a paper's proportions: SheetGeometry's arithmetic,
+        // with the photo's focal length (NaN: none) passed through as the callback's context.
+        var focal = focal35 ?? .nan
+        let isPaper: ptcv_plausible = { corners, width, height, context in
+            guard let corners else { return 1 }
+            let focal35 = context.map { $0.assumingMemoryBound(to: Double.self).pointee }.flatMap { $0.isNaN ? nil : $0 }
+            let points = (0..<4).map { Point(corners[2 * $0], corners[2 * $0 + 1]) }
+            return SheetGeometry.isPaperShaped(points, width: Int(width), height: Int(height), focal35: focal35) ? 1 : 0
+        }
+        let status = withUnsafeMutablePointer(to: &focal) { context in
+            vision.ptcv_find_sheet(UnsafeRawPointer(words).assumingMemoryBound(to: UInt8.self), Int32(source.width),
+                                   Int32(source.height), Int32(wordsPerLine * 4), Int32(PTCV_LEPTONICA_32.rawValue),
+                                   isPaper, context, &result, &error, error.count)
+        }
         guard status == 0 else {
             throw ImageInputError.decodeFailed(.jpeg, "find_page: OpenCV failed: " + message(error))
         }
@@ -92,10 +107,11 @@ enum SheetFinder {
             Candidate(corners: points(c.corners), score: c.score, support: [c.support.0, c.support.1, c.support.2, c.support.3],
                       area: c.area, source: withUnsafeBytes(of: c.source) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
         }
-        let chosen = result.chosen >= 0 && Int(result.chosen) < candidates.count ? candidates[Int(result.chosen)] : nil
+        func candidate(_ index: Int32) -> Candidate? { index >= 0 && Int(index) < candidates.count ? candidates[Int(index)] : nil }
+        let chosen = candidate(result.chosen)
         let allSheet = borderIsPaper(words, wordsPerLine: wordsPerLine, width: source.width, height: source.height)
         return Search(chosen: chosen, cut: chosen == nil ? nil : points(result.cut), best: candidates.first,
-                      accept: result.accept, judged: Int(result.judged), allSheet: allSheet)
+                      passedOver: candidate(result.passed_over), accept: result.accept, judged: Int(result.judged), allSheet: allSheet)
     }
 
     /// Whether nine tenths of the photo's outer border (2 % of its short side deep) is as light as

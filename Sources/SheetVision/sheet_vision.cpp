@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <new>
 #include <optional>
@@ -1005,7 +1006,11 @@ bool framedByMore(const std::vector<Candidate> &found, const Photo &photo, int c
 /// convincing one holds it with evidence nearly as good and the ring between them is not like the
 /// table around the larger one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of
 /// wood grain around a sheet holds more wood), the largest of those instead. -1: none convincing.
-int choose(const std::vector<Candidate> &found, const Photo &photo) {
+/// Whether a quadrilateral (working pixels) has the proportions of some paper: the caller's judgement.
+using Plausible = std::function<bool(const Quad &)>;
+
+int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausible &plausible, int &passedOver) {
+    passedOver = -1;
     int best = -1;
     for (size_t i = 0; i < found.size(); i++)
         if (found[i].score >= ACCEPT && (best < 0 || found[i].score > found[best].score)) best = int(i);
@@ -1022,6 +1027,22 @@ int choose(const std::vector<Candidate> &found, const Photo &photo) {
         }
         if (larger < 0) break;
         best = larger;
+    }
+    // proportions no paper has (half a notepad cut across is nearly square), where a convincing larger
+    // candidate around it has a paper's: the edges say the sheet is that one. Only a larger one: one
+    // inside it would cut into the sheet if the shape was right after all
+    if (!plausible(found[best].quad)) {
+        int around = -1;
+        for (size_t i = 0; i < found.size(); i++) {
+            const Candidate &j = found[i];
+            if (j.score >= ACCEPT && j.area > 1.15 * found[best].area && contains(j.quad, found[best].quad, 0.01 * photo.diagonal) &&
+                (around < 0 || j.score > found[around].score) && plausible(j.quad))
+                around = int(i);
+        }
+        if (around >= 0) {
+            passedOver = best;
+            best = around;
+        }
     }
     return framedByMore(found, photo, best) ? -1 : best;
 }
@@ -1228,13 +1249,14 @@ void copyCorners(const Quad &q, double *out) {
 /// empty (the prototype would fail there).
 constexpr int SMALLEST = 16;
 
-void findSheet(const cv::Mat &rgb, ptcv_result *result) {
+void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *result) {
     result->accept = ACCEPT;
     if (std::min(rgb.cols, rgb.rows) < SMALLEST) return;
     const Photo photo(rgb);
     std::vector<Candidate> found = candidates(photo);
     result->judged = int(found.size());
-    const int chosen = choose(found, photo);
+    int passedOver = -1;
+    const int chosen = choose(found, photo, plausible, passedOver);
     if (chosen >= 0 && found[chosen].source.find("refined") == std::string::npos) {
         // the one taken is refined too, even when it was not among the leaders
         const Candidate &best = found[chosen];
@@ -1251,8 +1273,11 @@ void findSheet(const cv::Mat &rgb, ptcv_result *result) {
     std::stable_sort(shown.begin(), shown.end(), [&](size_t i, size_t j) { return found[i].score > found[j].score; });
     if (shown.size() > PTCV_MAX_CANDIDATES) shown.resize(PTCV_MAX_CANDIDATES);
     if (chosen >= 0 && std::find(shown.begin(), shown.end(), size_t(chosen)) == shown.end()) shown.back() = size_t(chosen);
+    if (passedOver >= 0 && std::find(shown.begin(), shown.end(), size_t(passedOver)) == shown.end())
+        shown[shown.size() - (shown.back() == size_t(chosen) ? 2 : 1)] = size_t(passedOver);
     result->count = int(shown.size());
     result->chosen = -1;
+    result->passed_over = -1;
     for (size_t slot = 0; slot < shown.size(); slot++) {
         const Candidate &c = found[shown[slot]];
         ptcv_candidate &out = result->candidates[slot];
@@ -1263,6 +1288,7 @@ void findSheet(const cv::Mat &rgb, ptcv_result *result) {
         out.area = c.area;
         std::snprintf(out.source, sizeof out.source, "%s", c.source.c_str());
         if (int(shown[slot]) == chosen) result->chosen = int(slot);
+        if (int(shown[slot]) == passedOver) result->passed_over = int(slot);
     }
 }
 
@@ -1321,13 +1347,14 @@ void toPhoto(double *corners, double scale) {
 }  // namespace
 
 extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int height, int stride, int layout,
-                               ptcv_result *result, char *error, size_t error_size) {
+                               ptcv_plausible plausible, void *context, ptcv_result *result, char *error, size_t error_size) {
     if (!result) {
         report(error, error_size, "sheet vision: no result to fill");
         return -1;
     }
     std::memset(result, 0, sizeof *result);
     result->chosen = -1;
+    result->passed_over = -1;
     const int bytes = layout == PTCV_LEPTONICA_32 ? 4 : layout == PTCV_RGB ? 3 : 0;
     if (!pixels || bytes == 0 || width <= 0 || height <= 0 || stride < bytes * width) {
         report(error, error_size, "sheet vision: no image, an unknown layout, or a stride shorter than a row");
@@ -1336,7 +1363,14 @@ extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int heigh
     try {
         double scale = 1;
         const cv::Mat image = workingImage(pixels, width, height, stride, layout, scale);
-        findSheet(image, result);
+        const Plausible isPaper = [&](const Quad &q) {
+            if (!plausible) return true;
+            double corners[8];
+            copyCorners(q, corners);
+            toPhoto(corners, scale);
+            return plausible(corners, width, height, context) != 0;
+        };
+        findSheet(image, isPaper, result);
         if (result->chosen >= 0) toPhoto(result->cut, scale);
         for (int i = 0; i < result->count; i++) toPhoto(result->candidates[i].corners, scale);
         return 0;
@@ -1351,6 +1385,7 @@ extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int heigh
     }
     std::memset(result, 0, sizeof *result);
     result->chosen = -1;
+    result->passed_over = -1;
     return -1;
 }
 

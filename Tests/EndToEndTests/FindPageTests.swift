@@ -73,6 +73,8 @@ import Testing
         ("A4 in a portrait photo", ["angle": 20, "tilt": 25, "size": [1500, 2000]]),
         ("Letter, cloth", ["paper": [215.9, 279.4], "angle": 12, "tilt": 18, "table": "cloth", "size": [2000, 1500]]),
         ("receipt 80 x 200 mm", ["paper": [80, 200], "angle": -15, "tilt": 12, "shadow": true, "size": [1500, 2000]]),
+        // square: no paper's proportions, but nothing larger around it to take instead
+        ("sticky note 76 x 76 mm", ["paper": [76, 76], "angle": 10, "tilt": 15, "size": [2000, 1500]]),
     ] }
 
     @Test(arguments: scenes.indices)
@@ -100,6 +102,11 @@ import Testing
             // Snapped to A4: A4's own size.
             #expect(abs(width - 595.3) < 3 && abs(height - 841.9) < 3, "\(name): \(width) x \(height)")
             #expect(run.stdout.contains("find_page: A4 sheet found"), "\(name): \(run.stdout)")
+        }
+        if paper[1] / paper[0] >= 2 {
+            // A receipt: a till roll's 80 mm wide, its length its own.
+            #expect(abs(width - 226.8) < 3, "\(name): \(width) x \(height) pt, not 80 mm wide")
+            #expect(run.stdout.contains("mm wide (a till roll)"), "\(name): \(run.stdout)")
         }
         let difference = try difference(out(scratch), scratch.path + "/photo.jpg.page.png")
         // A page cut wrong, or a side off by 2 %, differs by 25 or more; a receipt's own proportions
@@ -133,6 +140,27 @@ import Testing
         #expect(abs(width - 595.3) < 1 && abs(height - 841.9) < 1, "A4, whatever the phone's 72 dpi says: \(width) x \(height)")
         #expect(try difference(out(scratch), scratch.path + "/scene.jpg.page.png") < 12)
         try PDFReaders.requireAllAgree(out(scratch), pages: 1)
+    }
+
+    /// Issue 42, point 2: a band printed across an A4 sheet (a notepad's binding) makes the paper
+    /// above it a square, better drawn than the whole sheet, whose bottom edge is lost on a white
+    /// board for a stretch. A square is no paper's shape, and the whole sheet around it is convincing:
+    /// the whole sheet is the page, not its top two thirds.
+    @Test func aSquareHalfOfASheetGivesWayToTheWholeSheetAroundIt() throws {
+        let scratch = try world("find_page = true")
+        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
+                                         ["band": [0.70, 0.80], "white_below": 0.3, "angle": 5, "tilt": 20, "size": [2000, 1500]])
+        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        let cut = try cutCorners(out(scratch)).map { [$0[0] * 2000, $0[1] * 1500] }
+        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the sheet \(drawn)")
+        for (found, truth) in zip(cut, drawn) {
+            #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
+        }
+        // A4's proportions within issue 42's 3 % (the half is 1.03:1)
+        let (width, height) = try pageSize(out(scratch))
+        #expect(abs((height / width) / 1.414 - 1) < 0.03, "the page is \(width) x \(height) pt, not A4's shape")
+        #expect(run.stdout.contains("whose proportions") && run.stdout.contains("are no paper's"), "\(run.stdout)")
     }
 
     @Test func aFlatScanIsNeverCroppedAndAPhotoWithoutASheetIsLeftAsItIs() throws {

@@ -35,6 +35,10 @@ typedef struct ptcv_candidate {
 typedef struct ptcv_result {
     /// The index in `candidates` of the sheet taken, or -1 when no candidate is convincing.
     int chosen;
+    /// The convincing candidate that would have been taken had its proportions been those of paper,
+    /// passed over for a larger one around it that has them; -1 when none was. Its index in
+    /// `candidates`.
+    int passed_over;
     /// How many candidates follow, best score first.
     int count;
     /// How many quadrilaterals were found and judged in all, before the best were kept.
@@ -56,14 +60,23 @@ enum ptcv_layout {
     PTCV_LEPTONICA_32 = 1,
 };
 
+/// Whether a sheet of paper could look like the quadrilateral `corners` (x0, y0, ... x3, y3 in the
+/// photo's pixels, clockwise from the top left) in a `width` x `height` photo: its proportions, with
+/// the perspective undone, those of some paper. Nonzero: they could. `context` is the caller's own.
+typedef int (*ptcv_plausible)(const double corners[8], int width, int height, void *context);
+
 /// Finds the sheet in a photo, upright: `height` rows of `stride` bytes, `width` pixels each, laid
 /// out as `layout` says. The photo is searched at 768 pixels on its long side (reduced by area
 /// averaging, first by the largest power of two that keeps it at least that, as a JPEG decoder's
 /// DCT scaling would, then to the size); every corner in `result` is in the photo's own pixels.
+/// `plausible` (may be NULL: every shape is) is asked of the candidate about to be taken: when its
+/// proportions are no paper's (half a notepad, cut across, is nearly square) and a convincing larger
+/// candidate around it has a paper's, that one is taken instead (`passed_over` says so); with none,
+/// the candidate is taken all the same (a square note is a sheet too).
 /// Returns 0, or -1 with a one-line reason in `error` (at most `error_size` bytes with its NUL) when
 /// OpenCV fails.
 int ptcv_find_sheet(const unsigned char *pixels, int width, int height, int stride, int layout,
-                    ptcv_result *result, char *error, size_t error_size);
+                    ptcv_plausible plausible, void *context, ptcv_result *result, char *error, size_t error_size);
 
 /// The sheet cut out: the quadrilateral `corners` (x0, y0, ... x3, y3 in `source`'s pixels, clockwise
 /// from the top left) of `source` mapped onto the whole of `target`, the perspective undone, each

@@ -6,7 +6,9 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           "size": [w, h] of the photo, "table": "wood" | "cloth", "shadow": bool,
                           "sheet": false for a photo with no sheet in it, "flat": true for the page alone,
                           "white_right": true for the table right of the sheet as white as the paper,
-                          so that the sheet's right side shows no edge}
+                          so that the sheet's right side shows no edge, "band": [from, to] a dark band
+                          across the page between these shares of its height, "band_colour": its RGB,
+                          "white_below": the share of the bottom side with white table below it}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON. Everything is drawn here; nothing is downloaded.
@@ -36,6 +38,11 @@ while y < ph - margin - font.size:
     y += int(font.size * 1.6)
     line += 1
 draw.rectangle((pw - margin - pw // 4, ph - margin - pw // 10, pw - margin, ph - margin), outline=(20, 20, 20), width=2)
+if spec.get("band"):
+    # A dark band printed across the whole width (a notepad's glued binding, a form's header bar),
+    # from and to these shares of the page's height: the paper above it is a quadrilateral too.
+    top, bottom = spec["band"]
+    draw.rectangle((0, round(top * ph), pw, round(bottom * ph)), fill=tuple(spec.get("band_colour", (30, 40, 90))))
 page.save(out + ".page.png")
 
 if spec.get("flat"):
@@ -91,6 +98,15 @@ if spec.get("sheet", True):
         (_, _), (rx, ry), (bx, by), (_, _) = corners
         paper = Image.open(out + ".page.png").convert("RGB").getpixel((2, 2))
         ImageDraw.Draw(table).polygon([(rx, ry), (W, ry), (W, by), (bx, by)], fill=paper)
+
+    if spec.get("white_below"):
+        # A white board below the sheet, under this share of its bottom side (from its left end) down
+        # to the frame: there the bottom side shows no edge.
+        (_, _), (_, _), (bx, by), (lx, ly) = corners
+        share = spec["white_below"]
+        mx, my = lx + share * (bx - lx), ly + share * (by - ly)
+        paper = Image.open(out + ".page.png").convert("RGB").getpixel((2, 2))
+        ImageDraw.Draw(table).polygon([(lx, ly), (mx, my), (mx, H), (lx, H)], fill=paper)
 
 if spec.get("shadow"):
     # The phone's shadow: a soft dark band across the middle, darkening sheet and table alike.
