@@ -18,7 +18,9 @@ counted. Time per photo, decode included: for PDFTrapper the whole `pdftrapper i
 start, decode, find, warp, JPEG, PDF), for the OpenCV detectors decoding the file plus finding the
 sheet in the same process; the best of N runs per photo, then the median (p50) over the photos. And
 what find_page adds to an ingest (decode, find, warp, JPEG again): the same ingest without it, the
-JPEG copied in undecoded, subtracted photo by photo.
+JPEG copied in undecoded, subtracted photo by photo. And the finder alone (issue 42's time goal:
+finding, decode included): libPDFTrapperVision.so through ctypes on the photo as OpenCV decodes it
+for the tutorial detector, judged on its corners (the proportions are the Swift side's).
 """
 import argparse, json, math, os, statistics, subprocess, sys, tempfile, time
 

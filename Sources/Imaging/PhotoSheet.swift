@@ -2,7 +2,7 @@ import CLeptonica
 import TrapperCore
 
 /// The photo steps, first of the page steps: `find_page` (the sheet found by `SheetFinder`, then
-/// warped to a rectangle of its own proportions by leptonica's projective transform and cropped)
+/// warped to a rectangle of its own proportions by OpenCV's perspective warp, the page's pixels alone)
 /// and `clean = "auto"` (leptonica's background normalisation, which evens out uneven light and a
 /// shadow, then its tone curve, which whitens the paper).
 enum PhotoSheet {
