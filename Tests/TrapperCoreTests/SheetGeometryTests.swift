@@ -62,4 +62,21 @@ import TrapperCore
         let between = SheetGeometry.sheet(corners: square(1 / 1.36), width: 2000, height: 1500)
         #expect(between.paper == nil, "1.36 is more than 2 % from A4 (1.414) and Letter (1.294): \(between)")
     }
+
+    /// Issue 42, point 2: proportions no paper has are a reason to look further. A square (half a
+    /// notepad cut across) and a strip longer than any receipt are not paper-shaped; A4, Letter and a
+    /// long receipt are, seen square-on or in perspective.
+    @Test func onlyPaperProportionsAreTakenForASheetsShape() {
+        func square(_ aspect: Double) -> [Point] { [Point(100, 100), Point(100 + 300 * aspect, 100), Point(100 + 300 * aspect, 400), Point(100, 400)] }
+        for aspect: Double in [1.0, 1.08, 1 / 1.1, 13, 1 / 14.0] {
+            #expect(!SheetGeometry.isPaperShaped(square(aspect), width: 6000, height: 1500), "\(aspect)")
+        }
+        for aspect: Double in [1 / 1.414, 1.294, 1 / 3.0, 8] {
+            #expect(SheetGeometry.isPaperShaped(square(aspect), width: 6000, height: 1500), "\(aspect)")
+        }
+        let tilted = Self.projected(width: 210, height: 210, angle: 20, tilt: 30, focal: 800, distance: 600, center: Point(400, 300))
+        #expect(!SheetGeometry.isPaperShaped(tilted, width: 800, height: 600), "a square in perspective is still a square")
+        let a4 = Self.projected(width: 210, height: 297, angle: 20, tilt: 30, focal: 800, distance: 600, center: Point(400, 300))
+        #expect(SheetGeometry.isPaperShaped(a4, width: 800, height: 600))
+    }
 }
