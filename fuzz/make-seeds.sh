@@ -10,7 +10,7 @@ set -euo pipefail
 out=${1:?usage: make-seeds.sh OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 toml_test=${PDFTRAPPER_TOML_TEST_DIR:-$root/../shared/toml-test}
-mkdir -p "$out"/{FuzzTOML,FuzzConfig,FuzzEditScript,FuzzPDFTail,FuzzImageHeaders}
+mkdir -p "$out"/{FuzzTOML,FuzzConfig,FuzzEditScript,FuzzPDFTail,FuzzImageHeaders,FuzzSheetVision}
 
 # --- TOML: a sample of toml-test's TOML 1.0.0 cases (every 8th small valid and invalid one), the
 # example config, and the edit scripts below.
@@ -367,3 +367,13 @@ if shutil.which("heif-enc"):
 EOF
 
 echo "make-seeds: $(find "$out" -type f | wc -l) seeds in $out"
+
+# --- SheetVision: a drawn scene (mode 1) of a light sheet on a dark table, 300 x 220, with a printed
+# box inside; the same with the warp (mode 2); and a few raw pixels (mode 0). Byte layout: see
+# fuzz/SheetVision/FuzzSheetVision.cpp.
+sheet=$out/FuzzSheetVision
+#          mode salt  width-1  height-1 words  table     shapes  quad: x,y (0..3w-w as 16-bit, +w)             colour    fill
+printf '\x01\x07\x2b\x01\xdb\x00\x00\x40\x30\x20\x02\x5a\x01\xf8\x00\x4e\x02\x00\x01\x50\x02\x54\x01\x68\x01\xfe\x01\xf0\xf0\xe8\x01\x90\x01\x10\x01\xf4\x01\x10\x01\xf4\x01\x40\x01\x90\x01\x40\x01\x20\x20\x20\x01' >"$sheet/scene"
+printf '\x02\x07\x2b\x01\xdb\x00\x01\x40\x30\x20\x01\x5a\x01\xf8\x00\x4e\x02\x00\x01\x50\x02\x54\x01\x68\x01\xfe\x01\xf0\xf0\xe8\x01\x64\x00\x64\x00\x00\x01\x80\x00' >"$sheet/warp"
+printf '\x00\x01\x03\x00\x03\x00\x00\x10\x80\xff\x00\x40\x20' >"$sheet/raw"
+

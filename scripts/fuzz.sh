@@ -13,7 +13,7 @@ seconds=${1:-30}
 shift || true
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${FUZZ_DIR:-$root/.build-fuzz}
-all=(FuzzTOML FuzzConfig FuzzEditScript FuzzPDFTail FuzzImageHeaders)
+all=(FuzzTOML FuzzConfig FuzzEditScript FuzzPDFTail FuzzImageHeaders FuzzSheetVision)
 targets=("${@:-${all[@]}}")
 
 # The longest input each target is given: room for a config or a small PDF, not more (longer inputs
@@ -32,6 +32,14 @@ swift build -c release --package-path "$root/fuzz" --scratch-path "$work/build" 
     -Xswiftc -sanitize=fuzzer,address 2>&1 | { grep -v "Cannot export local symbol '__asan_extra_spill_area'" || true; }
 bin=$(swift build -c release --package-path "$root/fuzz" --scratch-path "$work/build" --show-bin-path \
     -Xswiftc -sanitize=fuzzer,address)
+# find_page's OpenCV half is C++, outside the Swift package: built here from its own sources with the
+# toolchain's clang++, beside the Swift targets.
+if [[ " ${targets[*]} " == *" FuzzSheetVision "* ]]; then
+    "$(dirname "$(readlink -f "$(command -v swift)")")/clang++" -g -O1 -fsanitize=fuzzer,address -std=c++17 \
+        -I"$root/Sources/SheetVision/include" $(pkg-config --cflags opencv4) \
+        "$root"/Sources/SheetVision/*.cpp "$root/fuzz/SheetVision/FuzzSheetVision.cpp" \
+        -lopencv_imgproc -lopencv_core -o "$bin/FuzzSheetVision" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+fi
 echo "fuzz: built in $(($(date +%s) - start)) s"
 
 rm -rf "$work/seeds"
