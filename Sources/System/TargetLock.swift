@@ -93,8 +93,6 @@ public final class TargetLock {
     public var current: FileIdentity? { FileIdentity.of(descriptor: descriptor) }
 
     private static func flockExclusive(_ descriptor: Int32, _ path: String) throws {
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw Failure.system(step: "lock", path: path, code: errno) }
-        }
+        if case .failed(let code) = FileLock.take(descriptor) { throw Failure.system(step: "lock", path: path, code: code) }
     }
 }

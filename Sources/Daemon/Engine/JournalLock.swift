@@ -1,4 +1,5 @@
 import Glibc
+import System
 
 /// An exclusive flock(2) on a target's lock file in a state folder: it keeps two threads or
 /// processes of one state folder from writing that target's journal and state at once. The
@@ -10,12 +11,9 @@ public final class JournalLock {
 
     public init(_ path: String, in folders: ConfinedFolders) throws(Durable.Failure) {
         fd = try folders.open(path, flags: O_RDWR | O_CREAT, mode: 0o600)
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let code = errno
-                close(fd)
-                throw Durable.Failure(step: "lock", path: path, code: code)
-            }
+        if case .failed(let code) = FileLock.take(fd) {
+            close(fd)
+            throw Durable.Failure(step: "lock", path: path, code: code)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// Sends what the outbox holds: a thread per subscriber, each taking its events oldest first, so
@@ -96,7 +97,7 @@ public final class EventDelivery: @unchecked Sendable {
         try? outbox.files.makeFolder(outbox.folder)
         guard let descriptor = try? outbox.files.open(outbox.folder + "/deliver.lock", flags: O_RDWR | O_CREAT | O_CLOEXEC,
                                                       mode: 0o600) else { return false }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard FileLock.take(descriptor, wait: false) == .taken else {
             close(descriptor)
             return false
         }

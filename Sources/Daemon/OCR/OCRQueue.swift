@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// OCR waiting to be done, kept in the library's state folder (`ocr/ID.json`) so that it survives
@@ -62,7 +63,7 @@ public struct OCRQueue: Sendable {
     public func claim(_ path: String) -> Claim? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard FileLock.take(fd, wait: false) == .taken else {
             close(fd)
             return nil
         }

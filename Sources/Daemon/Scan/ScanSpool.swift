@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 
 /// Scanned pages waiting for their revision, in the state folder (`STATE/scans/ID/`): each page is
 /// durable as soon as it is encoded, and `batch.json` says what the batch is, whether the scan
@@ -152,7 +153,7 @@ public struct ScanSpool: Sendable {
     private static func lock(_ folder: String) -> Int32? {
         let descriptor = open(folder + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard FileLock.take(descriptor, wait: false) == .taken else {
             close(descriptor)
             return nil
         }

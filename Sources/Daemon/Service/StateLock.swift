@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 
 /// One daemon per state folder: `run` holds an exclusive flock(2) on `STATE/daemon.lock` for as
 /// long as it runs, with its PID written inside. A second daemon on the same state folder is
@@ -30,11 +31,14 @@ public final class StateLock {
         let path = Self.path(stateDir: stateDir)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .failed(Durable.Failure(step: "open lock", path: path, code: errno)) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
+        switch FileLock.take(fd, wait: false) {
+        case .taken: break
+        case .held:
             defer { close(fd) }
-            guard code == EWOULDBLOCK else { throw .failed(Durable.Failure(step: "lock", path: path, code: code)) }
             throw .held(pid: Self.pid(in: fd), stateDir: stateDir)
+        case .failed(let code):
+            close(fd)
+            throw .failed(Durable.Failure(step: "lock", path: path, code: code))
         }
         let text = Array("\(getpid())\n".utf8)
         guard ftruncate(fd, 0) == 0, pwrite(fd, text, text.count, 0) == text.count else {
@@ -53,7 +57,7 @@ public final class StateLock {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         // A shared lock is refused only while a daemon holds its exclusive one.
-        guard flock(fd, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK else { return nil }
+        guard FileLock.take(fd, .shared, wait: false) == .held else { return nil }
         return pid(in: fd) ?? 0
     }
 
