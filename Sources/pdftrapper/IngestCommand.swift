@@ -173,8 +173,7 @@ struct CommandLineWayIn: CaptureWayIn {
     }
 
     func refusal(forTarget target: String) -> String? {
-        guard let library, !ConfinedFolders.isTarget(target, inLibrary: library) else { return nil }
-        return "outside the library \(library)"
+        library.flatMap { ConfinedFolders.targetRefusal(target, library: $0) }
     }
 
     mutating func plan(forDocumentWith barcode: String?, of capture: Capture, taken: Set<String>) -> RoutePlan? {

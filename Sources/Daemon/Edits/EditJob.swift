@@ -75,8 +75,8 @@ public struct EditJob {
             // A script the daemon took lies in its edits folder; one named to `apply` wherever it was put.
             let bytes = try read(path, in: file ? folders : try .anywhere())
             let script = try EditScriptParser.parse(bytes, file: shown, libraryRoot: config.library.root)
-            guard ConfinedFolders.isTarget(script.target, inLibrary: config.library.root) else {
-                throw EditApplyError("target \(script.target) is outside the library \(config.library.root)")
+            if let refusal = ConfinedFolders.targetRefusal(script.target, library: config.library.root) {
+                throw EditApplyError("target \(script.target) is \(refusal)")
             }
             let name = (relativePath as NSString).lastPathComponent
             let digest = FileDigest.sha256(bytes)

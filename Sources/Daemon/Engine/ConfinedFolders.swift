@@ -54,6 +54,12 @@ public struct ConfinedFolders: Sendable {
         return relative != StateDirectory.libraryFolderName && !relative.hasPrefix(StateDirectory.libraryFolderName + "/")
     }
 
+    /// Why `target` may not be written: outside the library, or in the engine's own folder there
+    /// (said the same way by every way in: the inbox, a scan, `ingest`, an edit script); nil when it may.
+    public static func targetRefusal(_ target: String, library: String) -> String? {
+        isTarget(target, inLibrary: library) ? nil : "outside the library \(library)"
+    }
+
     // Each of these resolves `path` beneath its configured folder (FolderRoot says how).
 
     public func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(Durable.Failure) -> Int32 {

@@ -8,7 +8,7 @@ extension Inbox: CaptureWayIn {
     /// A target's name may not put it outside the library or in the engine's own folder there. (A
     /// symlink on the way is refused when the store opens it, beneath the library.)
     public func refusal(forTarget target: String) -> String? {
-        ConfinedFolders.isTarget(target, inLibrary: config.library.root) ? nil : "outside the library \(config.library.root)"
+        ConfinedFolders.targetRefusal(target, library: config.library.root)
     }
 
     public mutating func plan(forDocumentWith barcode: String?, of capture: Capture, taken: Set<String>) -> RoutePlan? {

@@ -171,8 +171,8 @@ struct ScanWayIn: CaptureWayIn {
     let batch: ScanSpool.Batch
 
     func refusal(forTarget target: String) -> String? {
-        batch.manifest.targetOverride != nil || ConfinedFolders.isTarget(target, inLibrary: commit.config.library.root)
-            ? nil : "outside the library \(commit.config.library.root)"
+        // a target given with `scan --to` is the person's own choice, anywhere
+        batch.manifest.targetOverride != nil ? nil : ConfinedFolders.targetRefusal(target, library: commit.config.library.root)
     }
 
     func plan(forDocumentWith barcode: String?, of capture: Capture, taken: Set<String>) -> RoutePlan? {
