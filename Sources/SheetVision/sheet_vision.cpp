@@ -1,11 +1,13 @@
 // The sheet finder's OpenCV half (issue 42), ported from the research prototype
 // bench/sheet_prototype.py, which stays the reference: the same steps in the same order, the same
 // constants, and where numpy computed in 32-bit floats this does too (the thresholds see the same
-// numbers), so that both find the same candidates and take the same one. Since the port, three
+// numbers), so that both find the same candidates and take the same one. Since the port, four
 // things here are not in the prototype: Lab is computed here (labOf) rather than by OpenCV's 8-bit
 // conversion, whose first use costs a process 120-200 ms (the two differ by a step of 255 in some
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
-// (framedByMore); and a side is moved out over a band of sheet printed along it (extend).
+// (framedByMore); a side is moved out over a band of sheet printed along it (extend); and a
+// candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
+// the caller's geometry).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -1002,13 +1004,15 @@ bool framedByMore(const std::vector<Candidate> &found, const Photo &photo, int c
     return false;
 }
 
-/// The best-supported convincing candidate (its index in `found`); then, as long as a larger
-/// convincing one holds it with evidence nearly as good and the ring between them is not like the
-/// table around the larger one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of
-/// wood grain around a sheet holds more wood), the largest of those instead. -1: none convincing.
 /// Whether a quadrilateral (working pixels) has the proportions of some paper: the caller's judgement.
 using Plausible = std::function<bool(const Quad &)>;
 
+/// The best-supported convincing candidate (its index in `found`); then, as long as a larger
+/// convincing one holds it with evidence nearly as good and the ring between them is not like the
+/// table around the larger one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of
+/// wood grain around a sheet holds more wood), the largest of those instead. When that one's
+/// proportions are no paper's and a convincing larger one around it has a paper's, that one
+/// (`passedOver`: the one given up). -1: none convincing.
 int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausible &plausible, int &passedOver) {
     passedOver = -1;
     int best = -1;
