@@ -12,8 +12,17 @@ import TrapperCore
 enum SheetFinder {
     typealias Point = SheetGeometry.Point
 
+    /// The library, if it has every function called here and was built with this binary's interface:
+    /// one from another build may take other arguments, and is refused rather than called.
     static let library: Result<trapper_vision, SharedLibrary.Failure> =
-        SharedLibrary.open(libraryPath(), for: "find_page") { trapper_vision_load($0, $1) }
+        SharedLibrary.open(libraryPath(), for: "find_page") { trapper_vision_load($0, $1) }.flatMap { vision in
+            let built = vision.ptcv_interface()
+            guard built == PTCV_INTERFACE else {
+                return .failure(SharedLibrary.Failure(description: "find_page needs libPDFTrapperVision.so of interface \(PTCV_INTERFACE), "
+                                                      + "and \(libraryPath()) is of interface \(built): install the binary and the library from one build"))
+            }
+            return .success(vision)
+        }
 
     /// libPDFTrapperVision.so beside the binary (a build in .build/, the test bundle there too), or
     /// in ../lib/pdftrapper where `make install` puts it; its bare name otherwise, for the error.

@@ -1394,3 +1394,5 @@ extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int heigh
 }
 
 extern "C" const char *ptcv_opencv_version(void) { return CV_VERSION; }
+
+extern "C" int ptcv_interface(void) { return PTCV_INTERFACE; }

@@ -70,4 +70,27 @@ import Testing
         #expect(version.run.status == 0)
         #expect(version.loaded == ["libtesseract.so.5", "liblept.so.5", "libpoppler-glib.so.8", "libqpdf.so.29", "libcurl.so.4"])
     }
+
+    /// find_page's library is looked for beside the binary: one from another build, whose functions
+    /// may take other arguments, is refused with the reason and never called (its functions here
+    /// abort, so a call would show).
+    @Test func aVisionLibraryOfAnotherInterfaceIsRefusedNotCalled() throws {
+        let scratch = try Scratch()
+        let folder = scratch.path + "/bin"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Binary.path, toPath: folder + "/pdftrapper")
+        try scratch.write("old.c", """
+            #include <stdlib.h>
+            int ptcv_find_sheet(void) { abort(); }
+            int ptcv_warp_sheet(void) { abort(); }
+            const char *ptcv_opencv_version(void) { abort(); }
+            int ptcv_interface(void) { return 1; }
+
+            """)
+        _ = try PDFReaders.succeeded("cc", ["-shared", "-fPIC", "-o", folder + "/libPDFTrapperVision.so", scratch.path + "/old.c"],
+                                     hint: "apt-get install gcc")
+        let version = try PDFReaders.succeeded("env", [folder + "/pdftrapper", "--version"]).text
+        #expect(version.contains("find_page needs libPDFTrapperVision.so of interface 2")
+                    && version.contains("is of interface 1: install the binary and the library from one build"), "\(version)")
+    }
 }

@@ -12,6 +12,11 @@ extern "C" {
 
 #define PTCV_MAX_CANDIDATES 12
 
+/// The version of this interface (the functions' arguments and the structs below), raised with every
+/// change to them: a binary refuses a library of another, built apart from it, rather than call it
+/// with the wrong arguments. 2: ptcv_find_sheet takes a plausibility callback.
+#define PTCV_INTERFACE 2
+
 /// One quadrilateral and its evidence. Corners in the input image's pixels (pixel centres),
 /// clockwise from the corner nearest the top left: x0, y0, x1, y1, x2, y2, x3, y3. Sides in the same
 /// order: side i runs from corner i to corner i + 1.
@@ -91,6 +96,9 @@ int ptcv_warp_sheet(const unsigned char *source, int source_width, int source_he
 
 /// The OpenCV version the library was built with ("4.6.0").
 const char *ptcv_opencv_version(void);
+
+/// PTCV_INTERFACE as the library was built with it.
+int ptcv_interface(void);
 
 #ifdef __cplusplus
 }

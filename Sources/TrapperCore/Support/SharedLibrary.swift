@@ -11,6 +11,7 @@ public enum SharedLibrary {
     /// object file: No such file or directory)".
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// Opens `soname` and fills its table with `load`, which returns the name of the first
