@@ -40,7 +40,7 @@ test: deps
 	cd Tests/MultiHost && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_multihost
 	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
 	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
-	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_browser test_phone test_upload test_slow_clients test_library test_unsaved
+	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_live test_browser test_phone test_upload test_slow_clients test_library test_unsaved
 	# Every parser under libFuzzer for 30 s (fuzz/README.md).
 	nice -n 5 scripts/fuzz.sh 30
 	# make install into a scratch DESTDIR; the Debian package built, checked by lintian, installed,

@@ -34,6 +34,11 @@ public final class InboxDaemon {
     /// what starts it again when a reload changes what it serves.
     var companion: (any Companion)?
     var companionStarter: CompanionStarter?
+    /// The one publish: every store the daemon opens (the inbox's and scans', OCR's, edit
+    /// workers') tells its revisions here; the OCR queue and the live view subscribe.
+    let revisions: RevisionFeed
+    /// The live view's subscription, with the watch that finds other processes' revisions.
+    let live: LiveFollowUp
     /// Sends the events outbox to the `[[notify]]` subscribers; nil when there are none.
     var delivery: EventDelivery?
 
@@ -56,7 +61,7 @@ public final class InboxDaemon {
                 daemon.editWorkers.stop()
                 return .unavailable
             }
-            if let feed = daemon.companion { daemon.inbox.pipeline.followUps = .standard(daemon.store, live: feed) }
+            daemon.showLive()
         }
         return daemon.loop()
     }
@@ -65,6 +70,9 @@ public final class InboxDaemon {
         self.configPath = configPath
         self.environment = environment
         self.signals = signals
+        let feed = RevisionFeed()
+        revisions = feed
+        live = LiveFollowUp(feed)
         let startLog = EventLogs.automatic(environment: environment, minimum: .info)
         do {
             config = try ConfigLoader.load(file: configPath, environment: environment)
@@ -74,6 +82,8 @@ public final class InboxDaemon {
             throw error.isUnreadable ? .noInput : .config
         }
         log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
+        let ocrLog = log
+        feed.subscribe(OCRFollowUp { ocrLog.log(.warning, "pdftrapper: \($0)") })
         if let warning = Self.permissionWarning(config.file) { log.log(.warning, warning) }
         for warning in config.warnings { log.log(.warning, "pdftrapper: \(warning)") }
         do {
@@ -85,7 +95,7 @@ public final class InboxDaemon {
         }
         do {
             try Self.makeFolders(config)
-            store = try Self.openStore(config)
+            store = try Self.openStore(config, revisions: feed)
             try store.recoverAll()
         } catch {
             log.log(.error, "pdftrapper: \(error)")
@@ -95,7 +105,7 @@ public final class InboxDaemon {
         }
         inbox = Inbox(config: config, store: store, instance: Self.instance(config))
         editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, environment: environment),
-                                  openStore: { try InboxDaemon.openStore($0) })
+                                  openStore: { try InboxDaemon.openStore($0, revisions: feed) })
         status = DaemonStatus(pid: getpid(), started: Date(), folders: [:])
         // Said before any job starts, so that what the jobs announce never comes before it.
         announce(.started)
@@ -114,7 +124,7 @@ public final class InboxDaemon {
     }
 
     private func loop() -> ExitCode {
-        ocrWorkers = OCRWorkers(config: config, openStore: { try InboxDaemon.openStore($0) })
+        ocrWorkers = OCRWorkers(config: config, openStore: { [revisions] in try InboxDaemon.openStore($0, revisions: revisions) })
         status.state = "idle"
         saveStatus()
         notifier.notify("READY=1\nSTATUS=\(statusLine)")
@@ -133,6 +143,7 @@ public final class InboxDaemon {
                     // Saves the workspace has in hand end with the workers (it answers 503), so its
                     // connections are free to close.
                     editWorkers.stop()
+                    live.stop()
                     companion?.stop()
                     reportEditScripts()
                     ocrWorkers?.stop()
@@ -194,7 +205,7 @@ public final class InboxDaemon {
             let fresh = try ConfigLoader.load(file: configPath, environment: environment)
             try Self.makeFolders(fresh)
             // Everything new is built first; only then does it replace what runs.
-            let freshStore = try Self.openStore(fresh)
+            let freshStore = try Self.openStore(fresh, revisions: revisions)
             var freshInbox = Inbox(config: fresh, store: freshStore, instance: Self.instance(fresh))
             let watchesChanged = fresh.inbox.path != config.inbox.path || fresh.inbox.watch != config.inbox.watch
                 || fresh.edits.path != config.edits.path
@@ -207,7 +218,6 @@ public final class InboxDaemon {
             if freshInbox.claims != inbox.claims { for outcome in freshInbox.recoverClaims() { report(outcome) } }
             freshInbox.carryOver(from: inbox)
             restartCompanion(ifChangedFrom: config, to: fresh)
-            if let companion { freshInbox.pipeline.followUps = .standard(freshStore, live: companion) }
             config = fresh
             ocrWorkers?.poke(config: fresh)
             log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
@@ -234,6 +244,7 @@ public final class InboxDaemon {
             [$0.library.root, $0.edits.path, $0.signatures.path, $0.daemon.stateDir, $0.inbox.quarantine, "\($0.web.map { "\($0)" } ?? "")"]
         }
         guard served(old) != served(fresh) else { return }
+        live.stop()
         companion?.stop()
         companion = nil
         do {
@@ -241,6 +252,14 @@ public final class InboxDaemon {
         } catch {
             log.log(.error, "pdftrapper: the workspace could not start again after the reload: \(error)")
         }
+        showLive(fresh)
+    }
+
+    /// The companion, when there is one, shows every revision of the library live.
+    func showLive(_ config: Config? = nil) {
+        guard let companion else { return }
+        let log = self.log
+        live.show(companion, library: (config ?? self.config).library.root, log: { log.log(.warning, "pdftrapper: \($0)") })
     }
 
     private func startWatching() throws {
@@ -330,7 +349,6 @@ public final class InboxDaemon {
         for line in ocrWorkers?.finished() ?? [] {
             log.log(line.failed ? .warning : .info, line.text)
             status.record(JobOutcome(input: "ocr", result: .ocr, reason: line.text.replacingOccurrences(of: "pdftrapper: ", with: "")))
-            if let revision = line.revision { companion?.revisionLanded(target: revision.target, end: revision.end, operation: "ocr") }
             saveStatus()
         }
     }
@@ -349,7 +367,6 @@ public final class InboxDaemon {
             status.record(JobOutcome(input: script.relativePath, result: .edit, target: outcome.applied?.target,
                                      end: outcome.applied?.end, reason: outcome.summary))
             if let applied = outcome.applied {
-                companion?.revisionLanded(target: applied.target, end: applied.end, operation: applied.operations.first ?? "edit")
                 // A page cut again lost its text layer, and is queued to be read again.
                 if applied.operations.contains("reframe") { ocrWorkers?.poke() }
             }
@@ -366,7 +383,7 @@ public final class InboxDaemon {
     /// Scans go in through the same store as the inbox, in this loop, so they never interleave with
     /// an inbox job on one target.
     var scanCommit: ScanCommit {
-        ScanCommit(config: config, store: store, followUps: companion.map { .standard(store, live: $0) })
+        ScanCommit(config: config, store: store)
     }
 
     /// What the scanner agent said: its status for systemd, and whole batches to append.
@@ -477,9 +494,11 @@ public final class InboxDaemon {
     }
 
     /// The daemon's store writes only beneath the configured folders (ConfinedFolders).
-    public static func openStore(_ config: Config) throws -> TargetStore {
+    /// `revisions`: the feed it tells its revisions to (the daemon's); else its own.
+    public static func openStore(_ config: Config, revisions: RevisionFeed? = nil) throws -> TargetStore {
         let store = try TargetStore.open(state: StateDirectory.forLibrary(config), folders: try ConfinedFolders.daemon(config))
         store.outbox = try EventOutbox.of(config)
+        if let revisions { store.revisions = revisions }
         return store
     }
 

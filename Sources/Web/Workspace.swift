@@ -18,17 +18,6 @@ final class Locked<Value>: @unchecked Sendable {
     }
 }
 
-/// Set once, waited on with a timeout.
-final class Flag: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var raised = false
-    var isSet: Bool { condition.withLock { raised } }
-    func set() { condition.withLock { raised = true; condition.broadcast() } }
-    func wait(seconds: Double) {
-        condition.withLock { if !raised { _ = condition.wait(until: Date().addingTimeInterval(seconds)) } }
-    }
-}
-
 /// A stream that lasts as long as the session that opened it: once that session expires or is
 /// ended (Log out, a new token), the next thing the stream would send (an event, or the keep-alive
 /// within 15 s) ends it instead, and the browser's reconnection gets 401.
@@ -68,9 +57,6 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
     /// For what the store alone knows (whether a redo is waiting); read only.
     let store: TargetStore
     private var server: HTTPServer?
-    /// The documents' lengths as last seen, so that a revision is told once.
-    private let lengths = Locked<[String: Int]>([:])
-    private let stopping = Flag()
 
     public var bodyLimit: Int { (config.web ?? WebSettings()).maxBodyBytes }
 
@@ -90,18 +76,15 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     /// Listens on `web.listen`; what `pdftrapper run` with `[web]` and `pdftrapper serve` do.
     public func start() throws {
-        lengths.withLock { $0 = documentLengths() }
         // A thread a connection, and glibc would give each busy one an arena of its own to keep:
         // two are plenty for what the threads allocate (50 viewers took 300 MB without this).
         mallopt(M_ARENA_MAX, 2)
         server = try HTTPServer(listen: (config.web ?? WebSettings()).listen, handler: self)
-        watchLengths()
     }
 
     public var port: Int? { server?.port }
 
     public func stop() {
-        stopping.set()
         summaries.stop()
         events.close()
         server?.stop()
@@ -112,37 +95,11 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     public func revisionLanded(target: String, end: Int, operation: String) {
         guard let relative = library.relative(target) else { return }
-        lengths.withLock { $0[relative] = end }
         events.publish("revision", ["path": relative, "end": end, "operation": operation])
     }
 
     public func statusChanged() {
         events.publish("status", [:])
-    }
-
-    /// Each document's length now, by its path below the library.
-    func documentLengths() -> [String: Int] {
-        Dictionary(library.documents().map { ($0.relative, $0.size) }, uniquingKeysWith: { $1 })
-    }
-
-    /// Revisions other processes make (`pdftrapper ingest`, `undo`, a daemon beside `serve`) are
-    /// seen by the files' lengths, looked at every 2 s; those the daemon reports come at once.
-    private func watchLengths() {
-        let thread = Thread { [weak self] in
-            while let self, !self.stopping.isSet {
-                let now = self.documentLengths()
-                let changed = self.lengths.withLock { known -> [(String, Int)] in
-                    defer { known = now }
-                    return now.filter { known[$0.key] != nil && known[$0.key] != $0.value }.map { ($0.key, $0.value) }
-                }
-                for (relative, length) in changed {
-                    self.events.publish("revision", ["path": relative, "end": length, "operation": "changed"])
-                }
-                self.stopping.wait(seconds: 2)
-            }
-        }
-        thread.name = "pdftrapper-web-lengths"
-        thread.start()
     }
 
     // MARK: who gets in

@@ -160,8 +160,8 @@ struct CommandLineWayIn: CaptureWayIn {
 
     /// The captures through the pipeline, each revision printed by the follow-up that hears of it.
     mutating func run(_ captures: [Capture], store: TargetStore, limits: LimitsSettings) -> ExitCode {
-        let followUps = FollowUps.standard(store).subscribers + [RevisionLine(context: context)]
-        let pipeline = CapturePipeline(store: store, opener: InputFiles(limits), followUps: FollowUps(followUps))
+        store.revisions.subscribe(RevisionLine(context: context))
+        let pipeline = CapturePipeline(store: store, opener: InputFiles(limits))
         for capture in captures {
             for outcome in pipeline.commit(capture, from: &self) where outcome.result == .retryLater {
                 context.err("pdftrapper ingest: \(outcome.reason ?? outcome.input)")
@@ -212,11 +212,12 @@ struct RevisionLine: RevisionSubscriber {
     let context: CommandContext
 
     func revisionCommitted(_ event: RevisionCommitted) {
-        let pages = event.pages.count
+        let pages = event.pagesAdded
         let verb = event.base == 0 ? "created with" : event.position == .front ? "prepended" : "appended"
+        let languages = event.toRead.first?.languages ?? []
         context.out("\(event.target): \(verb) \(pages) page\(pages == 1 ? "" : "s") (revision of \(event.end - event.base) bytes)"
                     + (event.note.map { "; \($0)" } ?? "")
-                    + (event.ocr.isEmpty ? "" : "; OCR (\(event.ocr.joined(separator: "+"))) queued: the daemon, "
+                    + (languages.isEmpty ? "" : "; OCR (\(languages.joined(separator: "+"))) queued: the daemon, "
                        + "or pdftrapper ocr --queued, does it"))
     }
 }

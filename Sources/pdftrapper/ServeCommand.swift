@@ -16,7 +16,9 @@ enum ServeCommand: Command {
     web-url` prints the address to log in with. `pdftrapper run` serves the same when the config
     has a [web] table; run only one of the two on one config.
 
-    Revisions made by other processes (a daemon taking the inbox) show up within 2 seconds.
+    Revisions made by other processes (a daemon taking the inbox, `pdftrapper apply`, another
+    program saving a PDF) show up as they are written (inotify; on a shared mount, other hosts'
+    within 10 seconds).
     SIGTERM or SIGINT stops it with exit 0.
 
     Exit codes: 0 stopped, 66 no config, 69 the address cannot be listened on, 78 bad config.
@@ -37,26 +39,29 @@ enum ServeCommand: Command {
         case .failure(let code): return code
         }
         let edits = EditWorkers(environment: context.environment)
+        // Its saves are made by edit workers, other processes: the library watch finds them.
+        let live = LiveFollowUp(RevisionFeed())
         let workspace: Workspace
         do {
             try InboxDaemon.makeFolders(config)
             try InboxDaemon.openStore(config).recoverAll()
             workspace = try Workspace(config: config, edits: edits)
             try workspace.start()
+            live.show(workspace, library: config.library.root) { line in
+                FileHandle.standardError.write(Data("pdftrapper: \(line)\n".utf8))
+            }
         } catch {
             context.err("pdftrapper serve: \(error)")
             return .unavailable
         }
         context.err("pdftrapper: workspace on \((config.web ?? WebSettings()).listen); `pdftrapper web-url` prints the address to log in with")
         while !signals.wait(seconds: 0.5).contains(.stop) {
-            // Its own saves: the daemon's loop would report them under `run`.
-            for finished in edits.finished() {
-                guard let applied = finished.outcome.applied else { continue }
-                workspace.revisionLanded(target: applied.target, end: applied.end, operation: applied.operations.first ?? "edit")
-            }
+            // What the workers report was said to the saves that waited for it.
+            _ = edits.finished()
         }
         // Saves in hand end first (answered 503), so that the connections waiting on them can close.
         edits.stop()
+        live.stop()
         workspace.stop()
         return .ok
     }

@@ -147,7 +147,7 @@ import TrapperCore
     @Test func anInputThatBreaksWhileWrittenGoesAloneAndTheOthersMakeOneRevision() throws {
         let setup = try Setup(rules: Self.rules)
         let recorder = Recorder()
-        setup.rewire(opener: ScriptedOpener(breaking: ["b.jpg"]), followUps: FollowUps([recorder]))
+        setup.rewire(opener: ScriptedOpener(breaking: ["b.jpg"]), revisions: RevisionFeed([recorder]))
         for (index, name) in ["a.jpg", "b.jpg", "c.jpg"].enumerated() { _ = try setup.drop(name, width: 140 + index) }
         let outcomes = setup.job.take(["a.jpg", "b.jpg", "c.jpg"].map(setup.arrival))
         #expect(outcomes.map(\.result).sorted { $0.rawValue < $1.rawValue } == [.ingested, .ingested, .quarantined], "\(outcomes)")
@@ -158,7 +158,8 @@ import TrapperCore
         // One revision, told once, with what it holds.
         #expect(recorder.events.count == 1)
         let event = try #require(recorder.events.first)
-        #expect(event.target == target && event.created && event.pages.count == 2 && event.rule == "all" && event.ocr == ["eng"])
+        #expect(event.target == target && event.created && event.pagesAdded == 2 && event.rule == "all" && !event.elsewhere)
+        #expect(event.toRead.count == 2 && event.toRead.allSatisfy { $0.languages == ["eng"] }, "\(event.toRead)")
         #expect(event.inputs.map(\.name) == ["a.jpg", "c.jpg"])
         let size = try #require(try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int)
         #expect(event.end == size && event.base == 0)
@@ -173,7 +174,7 @@ import TrapperCore
         #expect(request.target == setup.config.library.root + "/All.pdf" && request.languages == ["eng"] && request.pages.count == 1)
 
         // Without subscribers, nothing is queued: the pipeline itself knows nothing of OCR.
-        setup.rewire(followUps: FollowUps([]))
+        setup.rewire(revisions: RevisionFeed())
         _ = try setup.drop("b.jpg", width: 333)
         #expect(setup.job.take([setup.arrival("b.jpg")]).map(\.result) == [.ingested])
         #expect(queue.pending().count == 1)
@@ -209,7 +210,8 @@ import TrapperCore
         let target = setup.config.library.root + "/Scans.pdf"
         let broken = try batch()
         let recorder = Recorder()
-        let breaking = ScanCommit(config: setup.config, store: setup.store, followUps: FollowUps([recorder]),
+        setup.store.revisions = RevisionFeed([recorder])
+        let breaking = ScanCommit(config: setup.config, store: setup.store,
                                   opener: ScriptedOpener(breaking: [(broken.pagePaths[1] as NSString).lastPathComponent]))
         let refused = breaking.commit(broken)
         #expect(refused.result == .quarantined && refused.reason?.contains("the decoder gave up half-way") == true, "\(refused)")
@@ -218,10 +220,10 @@ import TrapperCore
         #expect(quarantined == [broken.manifest.name], "\(quarantined)")
 
         let whole = try batch()
-        let outcome = ScanCommit(config: setup.config, store: setup.store, followUps: FollowUps([recorder])).commit(whole)
+        let outcome = ScanCommit(config: setup.config, store: setup.store).commit(whole)
         #expect(outcome.result == .ingested && outcome.pages == 3 && outcome.input == whole.manifest.name, "\(outcome)")
         try PDFReaders.requireAllAgree(target, pages: 3)
-        #expect(recorder.events.map(\.pages.count) == [3] && recorder.events.first?.inputs.count == 3)
+        #expect(recorder.events.map(\.pagesAdded) == [3] && recorder.events.first?.inputs.count == 3)
         #expect(spool.leftOver().isEmpty, "the batch left the spool")
     }
 

@@ -38,9 +38,10 @@ import TrapperCore
         }
 
         /// The inbox again, through scripted ports.
-        func rewire(files: (any CaptureFileSystem)? = nil, opener: (any InputOpening)? = nil, followUps: FollowUps? = nil) {
-            job = Inbox(config: config, store: store, instance: "test", files: files, opener: opener, clock: clock,
-                        followUps: followUps)
+        /// `revisions`: the feed the store tells its revisions to instead of its own.
+        func rewire(files: (any CaptureFileSystem)? = nil, opener: (any InputOpening)? = nil, revisions: RevisionFeed? = nil) {
+            if let revisions { store.revisions = revisions }
+            job = Inbox(config: config, store: store, instance: "test", files: files, opener: opener, clock: clock)
         }
 
         func arrival(_ relativePath: String) -> Inbox.Arrival {

@@ -24,12 +24,14 @@ committed, L lost, V violations`; it exits 1 on any loss or violation and keeps 
 import argparse
 import collections
 import hashlib
+import http.client
 import io
 import json
 import os
 import random
 import re
 import shutil
+import socket
 import signal
 import subprocess
 import sys
@@ -69,6 +71,7 @@ settle = "100ms"
 rescan_interval = "10s"
 [edits]
 path = "{host_dir}/edits"
+{web}
 
 [[rule]]
 name = "shared"
@@ -194,6 +197,10 @@ class Run:
         self.mounts = {h: os.path.join(folder, "lib") if layout.paths == "one" else os.path.join(self.host_dirs[h], "lib")
                        for h in HOSTS}
         self.configs, self.logs = {}, {}
+        # Host A serves the workspace, to see that host B's revisions reach its open pages: on a port
+        # below the kernel's ephemeral range, which glusterd's bricks and clients take from.
+        self.web_port = free_port_below_ephemeral()
+        self.live = None
         for h in HOSTS:
             for sub in ("inbox", "staging", "state", "archive", "quarantine", "edits"):
                 os.makedirs(os.path.join(self.host_dirs[h], sub))
@@ -201,7 +208,7 @@ class Run:
             self.configs[h] = os.path.join(self.host_dirs[h], "config.toml")
             with open(self.configs[h], "w") as f:
                 f.write(CONFIG.format(host_dir=self.host_dirs[h], library=self.mounts[h], shared=SHARED, host=h,
-                                      events=self.events))
+                                      events=self.events, web=f'[web]\nlisten = "127.0.0.1:{self.web_port}"' if h == "A" else ""))
             self.logs[h] = os.path.join(self.host_dirs[h], "daemon.log")
         self.kills = 0
         self.undo = None
@@ -351,6 +358,49 @@ class Run:
                                    f"not A's last page alone")
         return done.returncode == 0
 
+    def live_from_the_other_host(self, volume, timeout=60):
+        """One more page from host B while a page of host A's workspace listens (`/api/events`): A's
+        kernel never sees B's write, so A's daemon must find it by looking (every 10 s on a shared
+        mount) and tell it once, with Shared.pdf's length as the server has it."""
+        url = subprocess.run([self.bin, "web-url", "--config", self.configs["A"]], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        token = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)["token"][0]
+        host = f"127.0.0.1:{self.web_port}"
+        deadline = time.monotonic() + 30
+        while True:  # the workspace starts once the daemon watches its inbox
+            try:
+                login = http.client.HTTPConnection("127.0.0.1", self.web_port, timeout=10)
+                login.request("GET", "/login?token=" + token, headers={"Host": host})
+                cookie = re.search(r"pdftrapper_session=([^;]+)", login.getresponse().getheader("Set-Cookie") or "").group(1)
+                break
+            except (OSError, AttributeError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        feed = http.client.HTTPConnection("127.0.0.1", self.web_port, timeout=timeout)
+        feed.request("GET", "/api/events", headers={"Host": host, "Cookie": "pdftrapper_session=" + cookie})
+        stream = feed.getresponse()
+        name = "shared-B-live.jpg"
+        self.inputs.make(os.path.join(self.host_dirs["B"], "staging"), "B", name, SHARED, self.rng)
+        self.drop("B", name)
+        self.wait_archived("B", name)
+        end = os.path.getsize(volume.path(SHARED))
+        told, started = [], time.monotonic()
+        try:
+            # A keep-alive comes every 15 s, so the deadline is looked at at least that often.
+            while (SHARED, end) not in told and time.monotonic() - started < timeout:
+                line = stream.readline().decode()
+                if line.startswith("data: ") and '"path"' in line:
+                    event = json.loads(line[len("data: "):])
+                    told.append((event["path"], event["end"]))
+        except (OSError, ValueError):
+            pass
+        feed.close()
+        self.live = {"told": (SHARED, end) in told, "seconds": round(time.monotonic() - started, 1)}
+        if not self.live["told"]:
+            self.violations.append(f"host B's revision of {SHARED} (ending at {end}) never reached host A's open pages "
+                                   f"within {timeout} s; told: {told[-5:]}")
+
     def ingest_refused(self, host, h):
         """After a refusal at start: a one-shot `ingest --to` through the same kind of mount must refuse
         too, with the same reason, and leave no target behind."""
@@ -403,6 +453,8 @@ class Run:
         if self.layout.kills:
             self.kill_while_working(hosts, held_back)
         settled = self.wait_settled(hosts, timeout=180 + 2 * self.files)
+        if settled and not self.layout.kills:
+            self.live_from_the_other_host(volume)
         if settled and self.layout.kills:
             self.extras_and_undo(hosts, volume)
         return "ran"
@@ -423,6 +475,17 @@ class Run:
             if ended[h] and host.process.poll() is not None:
                 self.ingest_refused(host, h)
         return "refused"
+
+
+def free_port_below_ephemeral():
+    for port in random.Random().sample(range(20000, 30000), 200):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError("no free port between 20000 and 30000")
 
 
 def waiting_on(pid):
@@ -513,7 +576,7 @@ def check(run, outcome):
     """The run's result: what every page and input became, and every violation."""
     options = run.layout.options() + (", disguised" if run.disguise else "")
     result = {"layout": run.layout.name, "describe": run.layout.describe(), "options": options,
-              "outcome": outcome, "inputs": len(run.inputs.by_name), "kills": run.kills, "undo": run.undo,
+              "outcome": outcome, "inputs": len(run.inputs.by_name), "kills": run.kills, "undo": run.undo, "live": run.live,
               "violations": run.violations, "lost": [], "committed": 0, "present": 0, "targets": {},
               "quarantined": {}}
     if outcome == "refused":
@@ -589,6 +652,9 @@ def print_result(result):
             print(f"  quarantined {count}: {reason}")
         if result["undo"]:
             print(f"undo from host B: exit {result['undo']['exit']}, took away {result['undo']['removed']}")
+        if result["live"]:
+            print(f"host B's revision shown live on host A: {'yes' if result['live']['told'] else 'NO'}, "
+                  f"{result['live']['seconds']} s after B archived its input")
     for item in result["lost"][:20]:
         print("LOST: " + item)
     if len(result["lost"]) > 20:

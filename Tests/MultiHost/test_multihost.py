@@ -50,6 +50,8 @@ class MultiHost(unittest.TestCase):
                 else:
                     self.assertEqual(result["lost"], [])
                     self.assertEqual(result["present"], result["inputs"] - len(result["undone"]))
+        for name in ("own-off", "one-off"):
+            self.assertTrue(results[name]["live"]["told"], results[name])
         kills = results["own-off-kills"]
         self.assertEqual(kills["kills"], multihost.KILLS)
         self.assertEqual(kills["undone"], ["shared-A-extra.jpg"])

@@ -13,19 +13,18 @@ import TrapperCore
 /// 4. **split** at separator sheets into documents, or pair a front pass with its back pass;
 /// 5. **one revision per document**, its targets written down first (`pin`), duplicates skipped;
 /// 6. **commit** (`Ingest` into the `TargetStore`: journal, fsync, rename);
-/// 7. **follow-ups**: "revision committed" to every subscriber (the OCR queue, and whoever else);
+/// 7. **follow-ups**: the store tells its `RevisionFeed` of the revision once it is durable, with
+///    the pages to be read by OCR when the plan asks for it; the OCR queue and the live view subscribe;
 /// 8. **dispose**: the way in archives, deletes or keeps the originals, removes the batch;
 /// 9. **outcome**: one per input, as the way in reports it.
 public struct CapturePipeline {
     public let store: TargetStore
     public let opener: any InputOpening
-    public var followUps: FollowUps
     public let clock: any Clock
 
-    public init(store: TargetStore, opener: any InputOpening, followUps: FollowUps? = nil, clock: any Clock = SystemClock()) {
+    public init(store: TargetStore, opener: any InputOpening, clock: any Clock = SystemClock()) {
         self.store = store
         self.opener = opener
-        self.followUps = followUps ?? .standard(store)
         self.clock = clock
     }
 
@@ -99,8 +98,8 @@ public struct CapturePipeline {
             do {
                 let committed = try Ingest.run(Self.pair(ready, capture), into: target, at: plan.mode == .prepend ? .front : .end,
                                                store: store, note: capture.note, date: now,
-                                               origin: capture.origin, claims: capture.claimed ? ready.map(Self.claim) : [])
-                publish(committed, plan)
+                                               origin: capture.origin, claims: capture.claimed ? ready.map(Self.claim) : [],
+                                               ocr: plan.steps.ocr)
                 // Said after the pages are written: what a PDF's pages had taken out is counted as they go.
                 for (item, reason) in zip(ready, Self.lines(ready, capture)) {
                     finished.append((item.input, JobOutcome(input: item.input.name, result: .ingested, rule: plan.rule, target: target,
@@ -195,9 +194,8 @@ public struct CapturePipeline {
                 continue
             }
             do {
-                let committed = try Ingest.run([document], into: target, store: store, note: capture.note, date: now,
-                                               origin: capture.origin)
-                publish(committed, plan)
+                _ = try Ingest.run([document], into: target, store: store, note: capture.note, date: now,
+                                   origin: capture.origin, ocr: plan.steps.ocr)
                 written.append(target)
                 if written.count == 1, documents.count > 1 { CrashPoint.splitFirstWritten.hit() }
             } catch {
@@ -227,12 +225,5 @@ public struct CapturePipeline {
         -> [JobOutcome]
     {
         inputs.map { JobOutcome(input: $0.name, result: .retryLater, rule: plan.rule, target: target, reason: reason, date: now) }
-    }
-
-    /// Stage 7: the revision is durable; everyone who subscribed hears of it.
-    private func publish(_ committed: TargetStore.Committed, _ plan: RoutePlan) {
-        followUps.publish(RevisionCommitted(target: committed.target, base: committed.base, end: committed.end,
-                                            position: committed.record.position, note: committed.record.note, pages: committed.pages, inputs: committed.record.inputs, rule: plan.rule,
-                                            ocr: plan.steps.ocr, date: committed.record.date))
     }
 }

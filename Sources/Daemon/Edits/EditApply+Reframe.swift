@@ -21,15 +21,4 @@ extension EditApply {
             context.readAgain.append((reference, photo.ocr))
         }
     }
-
-    /// The pages cut again that had a text layer, queued for OCR once their revision stands.
-    static func queueOCR(_ pages: [(page: PDFReference, languages: [String])], target: String, store: TargetStore) {
-        for (page, languages) in pages {
-            do {
-                _ = try OCRQueue(state: store.state).enqueue(target: target, pages: [page], languages: languages)
-            } catch {
-                store.log.append("\(target): OCR of a page cut again could not be queued: \(error)")
-            }
-        }
-    }
 }

@@ -94,20 +94,23 @@ public enum EditApply {
             pageCount = editor.pageCount
             (notes, readAgain) = (context.notes, context.readAgain)
             // Their events wait until the script stands: a refused script takes its new files back.
-            let outbox = store.outbox
-            store.outbox = nil
-            defer { store.outbox = outbox }
+            let (outbox, feed) = (store.outbox, store.revisions)
+            (store.outbox, store.revisions) = (nil, RevisionFeed())
+            defer { (store.outbox, store.revisions) = (outbox, feed) }
             extracted = try context.writeExtracts(store: store, scriptName: name, sha256: sha256)
             return editor
         }
         var changedTarget = script.edits.contains { if case .extract = $0.operation { false } else { true } }
         var end = currentLength(script.target)
+        // Pages cut again that had a text layer are read by OCR again once the revision stands.
+        let reading = ReadingList()
         do {
             if changedTarget {
-                end = try store.commit(target: script.target, claims: claim.map { [$0] } ?? []) { writer, reader in
+                end = try store.commit(target: script.target, claims: claim.map { [$0] } ?? [], reading: reading) { writer, reader in
                     guard let reader else { throw EngineError.unreadable(target: script.target, reason: "no such file") }
                     try checkBase(script)
                     let editor = try edit(reader)
+                    for (page, languages) in readAgain { reading.add([page], languages: languages) }
                     // An erase that matched nothing, a move to where the pages stand: no revision.
                     guard editor.hasChanges else { throw NothingToWrite() }
                     let changes = try editor.write(into: &writer)
@@ -116,7 +119,6 @@ public enum EditApply {
                                           inputs: [.init(name: name, sha256: sha256, pages: 0)],
                                           note: "\(name): " + (script.edits.map(\.operation.name) + notes).joined(separator: ", "))
                 }.end
-                queueOCR(readAgain, target: script.target, store: store)
             } else {
                 // Only extracts: the target is read, never written.
                 _ = try edit(try store.reader(script.target))

@@ -6,9 +6,10 @@ import TrapperCore
 public enum Ingest {
     public static func run(_ inputs: [any InputDocument], into target: String, at position: PDFPagePosition = .end,
                            store: TargetStore, note: String? = nil, date: Date = Date(),
-                           origin: RevisionOrigin? = nil, claims: [String] = []) throws -> TargetStore.Committed {
-        var added: [PDFReference] = []
-        var committed = try store.commit(target: target, origin: origin, claims: claims) { writer, reader in
+                           origin: RevisionOrigin? = nil, claims: [String] = [], ocr: [String] = []) throws -> TargetStore.Committed {
+        // The new pages are read by OCR once the revision stands, when `ocr` names languages.
+        let reading = ReadingList()
+        return try store.commit(target: target, origin: origin, claims: claims, reading: reading) { writer, reader in
             let parent: PDFReference
             var rootDictionary: PDFDictionary = [:]
             if let reader {
@@ -46,13 +47,11 @@ public enum Ingest {
             // What the page steps did goes into the history beside the revision.
             let steps = inputs.compactMap { input in input.stepsNote.map { input is InterleavedInput || input is SegmentInput ? $0 : "\(input.name): \($0)" } }
             let fullNote = ([note].compactMap { $0 } + steps).joined(separator: "; ")
-            added = pages
+            reading.add(pages, languages: ocr)
             return RevisionRecord(operation: .ingest, date: date, base: 0, pagesAdded: pages.count, position: position,
                                   inputs: inputs.flatMap(\.recordedInputs),
                                   note: fullNote.isEmpty ? nil : fullNote)
         }
-        committed.pages = added
-        return committed
     }
 
     /// An input that fails while its pages are written is named, so that it alone is refused; the

@@ -16,8 +16,6 @@ extension TargetStore {
         public var created: Bool
         /// Set when the target had to be repaired (rewritten whole) first.
         public var repairNote: String?
-        /// The page objects an ingest added (for OCR to find them later, wherever they move).
-        public var pages: [PDFReference] = []
     }
 
     /// SHA-256s (hex) of the inputs whose pages are in the target, as far as PDFTrapper knows: none
@@ -39,8 +37,16 @@ extension TargetStore {
     /// `claims`: the ids of the claimed files making it (an edit script, inbox inputs), kept in the
     /// state with the revision. A claim the state already counts is `AlreadyApplied`, checked
     /// under the lock: a worker a crash left behind and its successor never both apply one.
-    public func commit(target: String, origin: RevisionOrigin? = nil, claims: [String] = [],
+    /// `reading`: the pages `build` asks to have read by OCR, told with the revision.
+    public func commit(target: String, origin: RevisionOrigin? = nil, claims: [String] = [], reading: ReadingList? = nil,
                        build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
+    {
+        try publishing(target, { () throws in try commitLocked(target, origin, claims, build) },
+                       told: { Self.told($0, origin: origin, reading: reading) })
+    }
+
+    private func commitLocked(_ target: String, _ origin: RevisionOrigin?, _ claims: [String],
+                              _ build: (inout Writer, PDFTailReader?) throws -> RevisionRecord) throws -> Committed
     {
         var held = try self.lock(target)
         defer { withExtendedLifetime(held) {} }

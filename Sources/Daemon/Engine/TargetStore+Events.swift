@@ -72,12 +72,17 @@ extension TargetStore {
         }
     }
 
-    /// A new file an edit script made (extract), announced once the script stands.
+    /// A new file an edit script made (extract), announced once the script stands: its event
+    /// queued, and its revision told.
     public func announceMade(_ path: String, madeBy: String) {
-        guard outbox != nil, let reader = try? PDFTailReader(path: path, decoder: decoder),
+        guard let reader = try? PDFTailReader(path: path, decoder: decoder),
               let record = RevisionRecord(trailer: reader.tail.trailer) else { return }
-        let journal = announcing(JournalRecord(kind: .create, target: path, oldLength: 0, origin: RevisionOrigin(madeBy: madeBy)))
-        _ = announce(journal, record, end: reader.tail.fileLength)
+        if outbox != nil {
+            let journal = announcing(JournalRecord(kind: .create, target: path, oldLength: 0, origin: RevisionOrigin(madeBy: madeBy)))
+            _ = announce(journal, record, end: reader.tail.fileLength)
+        }
+        revisions.publish(RevisionCommitted(target: path, base: 0, end: reader.tail.fileLength, operation: "created", state: state,
+                                            pagesAdded: record.pagesAdded, note: record.note, inputs: record.inputs, date: record.date))
     }
 
     /// The record, marked to be announced when this store has subscribers.

@@ -11,10 +11,13 @@ import TrapperCore
 extension TargetStore {
     /// Rewrites the target whole as `purpose` says, under its lock; returns what the rewrite did.
     public func rewriteWhole(target: String, _ purpose: PDFRewriter.Purpose) throws(EngineError) -> PDFRewriter.Report {
-        let held = try self.lock(target)
-        defer { withExtendedLifetime(held) {} }
-        let key = held.key
-        return try rewrite(target, key, purpose)
+        try publishing(target, { () throws(EngineError) in
+            let held = try self.lock(target)
+            defer { withExtendedLifetime(held) {} }
+            return try rewrite(target, held.key, purpose)
+        }, told: { report in
+            RevisionCommitted(target: target, base: 0, end: report.bytesAfter, operation: purpose == .repair ? "repair" : "compact")
+        })
     }
 
     /// The rewrite, the target's lock held. A file qpdf cannot read, or whose rewrite falls short

@@ -13,6 +13,17 @@ extension TargetStore {
     public func undo(target: String, steps: Int = 1, expecting: Int? = nil, revision: RevisionID? = nil, claim: String? = nil)
         throws(EngineError) -> [RevisionRecord]
     {
+        // The file now ends where the oldest revision undone began, or, after a full rewrite undone,
+        // where the file put back ends.
+        try publishing(target, { () throws(EngineError) in try undoLocked(target, steps, expecting, revision, claim) }, told: { undone in
+            let end = undone.last.flatMap { $0.base > 0 ? $0.base : nil } ?? fileLength(target) ?? 0
+            return RevisionCommitted(target: target, base: end, end: end, operation: "undo")
+        })
+    }
+
+    private func undoLocked(_ target: String, _ steps: Int, _ expecting: Int?, _ revision: RevisionID?, _ claim: String?)
+        throws(EngineError) -> [RevisionRecord]
+    {
         let held = try self.lock(target)
         defer { withExtendedLifetime(held) {} }
         let key = held.key
@@ -127,6 +138,15 @@ extension TargetStore {
 
     /// Puts back the most recently undone revision, byte for byte.
     public func redo(target: String, expecting: Int? = nil, revision: RevisionID? = nil, claim: String? = nil)
+        throws(EngineError) -> RevisionRecord
+    {
+        try publishing(target, { () throws(EngineError) in try redoLocked(target, expecting, revision, claim) }, told: { record in
+            RevisionCommitted(target: target, base: record.base, end: fileLength(target) ?? 0, operation: "redo", note: record.note,
+                              inputs: record.inputs, date: record.date)
+        })
+    }
+
+    private func redoLocked(_ target: String, _ expecting: Int?, _ revision: RevisionID?, _ claim: String?)
         throws(EngineError) -> RevisionRecord
     {
         let held = try self.lock(target)

@@ -20,14 +20,19 @@ public final class TargetStore {
     public var outbox: EventOutbox?
     /// Folders whose mount was looked at (SharedMount).
     var checkedFolders: [String: CheckedMount] = [:]
+    /// Where every change is told once it is durable (TargetStore+Publish). A store's own feed
+    /// queues OCR of the pages a revision asks to have read; the daemon gives all its stores one.
+    public var revisions: RevisionFeed
 
     public init(state: StateDirectory, decoder: any PDFStreamDecoding, folders: ConfinedFolders? = nil) throws(EngineError) {
         self.state = state
         self.decoder = decoder
+        revisions = RevisionFeed()
         do throws(Durable.Failure) {
             if let folders { self.folders = folders } else { self.folders = try .anywhere() }
             try state.prepare(in: self.folders)
         } catch { throw .writing(error) }
+        revisions.subscribe(OCRFollowUp { [weak self] line in self?.log.append(line) })
     }
 
     func journalPath(_ key: String) -> String { "\(state.journal)/\(key).json" }

@@ -39,12 +39,12 @@ public struct Inbox {
     static let revisionLimit = 64
 
     public init(config: Config, store: TargetStore, instance: String, files: (any CaptureFileSystem)? = nil,
-                opener: (any InputOpening)? = nil, clock: any Clock = SystemClock(), followUps: FollowUps? = nil) {
+                opener: (any InputOpening)? = nil, clock: any Clock = SystemClock()) {
         self.config = config
         self.store = store
         self.router = config.router(host: ProcessInfo.processInfo.hostName)
         self.files = files ?? store.folders
-        self.pipeline = CapturePipeline(store: store, opener: opener ?? InputFiles(config.limits), followUps: followUps, clock: clock)
+        self.pipeline = CapturePipeline(store: store, opener: opener ?? InputFiles(config.limits), clock: clock)
         self.claims = "\(config.inbox.path)/\(Self.claimsFolderName)/\(instance)"
         self.batches = Self.readBatches(config, self.files)
         self.savedBatches = batches

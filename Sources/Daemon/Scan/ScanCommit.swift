@@ -11,11 +11,11 @@ public struct ScanCommit {
     let store: TargetStore
     let pipeline: CapturePipeline
 
-    public init(config: Config, store: TargetStore, followUps: FollowUps? = nil, opener: (any InputOpening)? = nil,
+    public init(config: Config, store: TargetStore, opener: (any InputOpening)? = nil,
                 clock: any Clock = SystemClock()) {
         self.config = config
         self.store = store
-        self.pipeline = CapturePipeline(store: store, opener: opener ?? InputFiles(config.limits), followUps: followUps, clock: clock)
+        self.pipeline = CapturePipeline(store: store, opener: opener ?? InputFiles(config.limits), clock: clock)
     }
 
     /// Routes a complete batch (its target is written down first), appends its pages as one
