@@ -130,7 +130,7 @@ final class WorkspaceUpload: HTTPUpload {
         // Most images say their size in their first bytes: too many pixels is refused before a byte is written.
         if let refusal = pixelRefusal(head) { return refusal }
         if target == nil {
-            let input = RouteInput(relativePath: UploadRequest.inboxFolder + "/" + name, bytes: Int64(received), kind: kind, date: Date())
+            let input = FrontDoor(config: config).input(.upload(name: name, bytes: Int64(received), kind: kind))
             guard config.router().firstMatch(for: input) != nil else {
                 return Refusal(422, "\(name): no rule takes it (a rule may match folder = \"\(UploadRequest.inboxFolder)\"), "
                                + "or add it from an open document; nothing was stored")
@@ -226,7 +226,7 @@ final class WorkspaceUpload: HTTPUpload {
     /// target is asked only where it is one document (append or prepend); `new` makes one each time.
     private func isRetry(_ sha256: String) -> Bool {
         if waitsInInbox(sha256) { return true }
-        let input = RouteInput(relativePath: UploadRequest.inboxFolder + "/" + name, bytes: Int64(received), kind: kind, date: Date())
+        let input = FrontDoor(config: config).input(.upload(name: name, bytes: Int64(received), kind: kind))
         let routed = config.router().plan(for: input).flatMap { $0.mode == .append || $0.mode == .prepend ? $0.targetPath : nil }
         guard let document = target ?? routed else { return false }
         return store.ingestedInputs(of: document).contains(sha256)

@@ -45,17 +45,18 @@ enum ExplainCommand: Command {
         }
         let router = config.router(host: ProcessInfo.processInfo.hostName)
         // The batches the daemon has open, as it wrote them down: a file now would join one.
-        let batches = FileManager.default.contents(atPath: Inbox.batchesFile(config)).map(OpenBatch.decode) ?? [:]
+        let batches = OpenBatches.read(config)
         var result = ExitCode.ok
         for input in arguments.positionals {
             let path = context.absolute(input)
-            guard let facts = InputFacts(path: path) else {
+            // Through the front door, as the inbox and `ingest` see the file.
+            guard var routeInput = FrontDoor(config: config).input(file: path) else {
                 context.err("pdftrapper explain: \(input): no such file")
                 result = .noInput
                 continue
             }
-            let routeInput = RouteInput(relativePath: relativePath(path, inbox: config.inbox.path), bytes: facts.bytes,
-                                        kind: facts.kind, source: source, button: arguments.options["--button"], date: Date())
+            routeInput.source = source
+            routeInput.button = arguments.options["--button"]
             let plan = router.plan(for: routeInput, batches: batches) { FileManager.default.fileExists(atPath: $0) }
             context.out(describe(input, routeInput, plan, config: config, batches: batches))
         }
@@ -74,9 +75,18 @@ enum ExplainCommand: Command {
                         + Suggestion.hint(for: profile, among: config.profiles.map(\.name)))
             return .usage
         }
-        let input = RouteInput(relativePath: "scan-DATE-TIME-ID.jpg", bytes: 0, kind: .jpeg, source: .scanner,
-                               button: arguments.options["--button"], profile: profile, date: Date())
-        let plan = config.scanPlan(for: input, host: ProcessInfo.processInfo.hostName) { FileManager.default.fileExists(atPath: $0) }
+        // Rules judge a scan's size by its pages' bytes (FrontDoor), unknown before it is made: when
+        // a size rule would send a small scan and a large one apart, both are shown.
+        // The batches open now, the same list the inbox and the scanner keep.
+        let batches = OpenBatches.read(config)
+        func planned(bytes: Int64) -> (RouteInput, RoutePlan?) {
+            let input = FrontDoor(config: config).input(.scanToCome(button: arguments.options["--button"], profile: profile, bytes: bytes))
+            return (input, config.scanPlan(for: input, host: ProcessInfo.processInfo.hostName, batches: batches) {
+                FileManager.default.fileExists(atPath: $0)
+            })
+        }
+        let (input, plan) = planned(bytes: 0)
+        let (large, largePlan) = planned(bytes: Int64(config.limits.maxInputBytes))
         let device = scan.device.map { ", device \($0)" } ?? ", the first device found"
         let source: String = switch scan.source {
         case .flatbed: "flatbed"
@@ -84,8 +94,13 @@ enum ExplainCommand: Command {
         case .adfDuplex: "adf-duplex"
         case .named(let name): name
         }
-        context.out(describe("profile \(profile)", input, plan, config: config)
-                    + "\n  scan:     \(source), \(scan.colorMode.rawValue), \(scan.resolution) dpi\(device)")
+        var text = describe("profile \(profile)", input, plan, config: config, batches: batches)
+        if largePlan?.rule != plan?.rule || largePlan?.targetPath != plan?.targetPath {
+            text += "\n  size:     a size rule decides by the scan's bytes (its pages as stored); a large scan goes as:\n"
+                + describe("profile \(profile), \(large.bytes) bytes", large, largePlan, config: config, batches: batches)
+                    .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+        }
+        context.out(text + "\n  scan:     \(source), \(scan.colorMode.rawValue), \(scan.resolution) dpi\(device)")
         return .ok
     }
 
@@ -100,11 +115,6 @@ enum ExplainCommand: Command {
         if steps.activeContent == .keep { parts.append("active content kept") }
         let ocr = steps.ocr.isEmpty ? "no OCR" : "OCR (\(steps.ocr.joined(separator: "+"))) after the capture"
         return (parts.isEmpty ? "none" : parts.joined(separator: ", ")) + "; " + ocr
-    }
-
-    /// Inside the inbox, the path below it; elsewhere, just the name.
-    static func relativePath(_ path: String, inbox: String) -> String {
-        path.hasPrefix(inbox + "/") ? String(path.dropFirst(inbox.count + 1)) : (path as NSString).lastPathComponent
     }
 
     static func describe(_ input: String, _ routeInput: RouteInput, _ plan: RoutePlan?, config: Config,
@@ -157,19 +167,5 @@ enum ExplainCommand: Command {
         case .keep: lines.append("  original: kept in the inbox")
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-/// What explain reads of an input: its size and its first bytes.
-struct InputFacts {
-    var bytes: Int64
-    var kind: FileKind
-
-    init?(path: String) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        bytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-        kind = FileKind.sniff((try? handle.read(upToCount: FileKind.sniffLength)) ?? Data())
     }
 }

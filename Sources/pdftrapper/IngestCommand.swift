@@ -92,13 +92,11 @@ enum IngestCommand: Command {
         var wayIn = CommandLineWayIn(context: context, library: config.library.root, router: config.router(host: ProcessInfo.processInfo.hostName))
         var routed: [CaptureInput] = []
         for path in paths {
-            guard let facts = InputFacts(path: path) else {
+            guard let input = FrontDoor(config: config).input(file: path) else {
                 context.err("pdftrapper ingest: \(path): no such file")
                 wayIn.result = .noInput
                 continue
             }
-            let input = RouteInput(relativePath: ExplainCommand.relativePath(path, inbox: config.inbox.path),
-                                   bytes: facts.bytes, kind: facts.kind, date: Date())
             guard var plan = wayIn.route(input, path: path) else {
                 context.err("pdftrapper ingest: \(path): no rule matches; not ingested")
                 wayIn.result = .dataError

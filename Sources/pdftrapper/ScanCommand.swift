@@ -96,12 +96,9 @@ enum ScanCommand: Command {
                 context.err("pdftrapper scan: \(reason)")
                 return code
             }
-            let manifest = cutShort.manifest
-            if let problem = store.outbox?.scanFailed(profile: profile.name, device: manifest.device, batch: manifest.name,
-                                                      reason: "the scan failed after \(manifest.pages.count) pages: \(reason)") {
+            let outcome = commit.failed(cutShort, profile: profile.name, reason: reason) { problem in
                 context.err("pdftrapper scan: \(problem)")
             }
-            let outcome = commit.discard(cutShort, reason: "the scan failed: \(reason)")
             context.err("pdftrapper scan: \(reason); \(outcome.summary)")
             return code
         }

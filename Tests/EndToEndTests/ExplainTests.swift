@@ -78,6 +78,38 @@ import Testing
         #expect(run.stdout.contains("target:   \(scratch.path)/docs/Scans/email.pdf"))
     }
 
+    /// A size rule judges a scan by its pages' bytes, which a scan not yet made does not have: a
+    /// profile whose scans such a rule sends apart is shown both ways.
+    @Test func aProfileASizeRuleSendsApartIsShownForASmallAndALargeScan() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", """
+            [library]
+            root = "docs"
+            [inbox]
+            path = "inbox"
+
+            [[rule]]
+            name = "large"
+            target = "Large.pdf"
+            match = { source = "scanner", min_size = "1MB" }
+
+            [[rule]]
+            name = "small"
+            target = "Small.pdf"
+            match = { source = "scanner" }
+
+            [profile.feeder]
+            source = "adf"
+
+            """)
+        let run = try Binary.run(["explain", "--config", "config.toml", "--profile", "feeder"], in: scratch.url)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("rule:     #2 \"small\"") && lines.contains("rule:     #1 \"large\""), "\(run.stdout)")
+        #expect(lines.contains("size:     a size rule decides by the scan's bytes (its pages as stored); a large scan goes as:"),
+                "\(run.stdout)")
+    }
+
     @Test func missingInputIsReportedAndTheRestExplained() throws {
         let scratch = try Scratch()
         try scratch.write("config.toml", Self.config)

@@ -27,7 +27,7 @@ extension Inbox {
         if let reason = InputFiles.hardLinkReason(links: Int(status.st_nlink)) {
             return .done(quarantineUnclaimed(path, relativePath, reason: reason, now: now))
         }
-        let input = Self.routeInput(path, relativePath, status, now)
+        let input = routeInput(path, relativePath, status, now)
         guard let plan = route(input) else {
             leftAlone.insert(identity)
             return .done(JobOutcome(input: relativePath, result: .noRule, date: now))
@@ -88,7 +88,7 @@ extension Inbox {
             guard !relativePath.hasPrefix(Self.manifestFolderName), !relativePath.hasPrefix(Self.heldFolderName) else { continue }
             let path = claims + "/" + relativePath
             guard let status = files.status(path) else { continue }
-            let input = Self.routeInput(path, relativePath, status, now)
+            let input = routeInput(path, relativePath, status, now)
             guard let plan = manifests[relativePath].map({ pinned(input, to: $0) }) ?? route(input) else {
                 // The config changed since: back to the inbox, where the rules will find it (or not).
                 _ = try? files.move(path, to: config.inbox.path + "/" + relativePath)

@@ -65,7 +65,7 @@ extension Inbox {
     private func heldPlan(_ path: String, _ relativePath: String, now: Date) -> RoutePlan? {
         guard let status = files.status(path) else { return nil }
         let files = self.files
-        return router.plan(for: Self.routeInput(path, relativePath, status, now), batches: batches) { files.exists($0) }
+        return router.plan(for: routeInput(path, relativePath, status, now), batches: batches) { files.exists($0) }
     }
 
     private func clearHeld(_ rule: String) { try? files.remove(heldFolder(rule) + "/held.json") }

@@ -8,13 +8,13 @@ extension Inbox: CaptureWayIn {
     /// A target's name may not put it outside the library or in the engine's own folder there. (A
     /// symlink on the way is refused when the store opens it, beneath the library.)
     public func refusal(forTarget target: String) -> String? {
-        ConfinedFolders.targetRefusal(target, library: config.library.root)
+        FrontDoor(config: config).refusal(forTarget: target)
     }
 
     public mutating func plan(forDocumentWith barcode: String?, of capture: Capture, taken: Set<String>) -> RoutePlan? {
         let input = capture.inputs[0]
         guard let status = files.status(input.path) else { return nil }
-        var part = Self.routeInput(input.path, input.name, status, clock.now())
+        var part = routeInput(input.path, input.name, status, clock.now())
         part.barcode = barcode
         // The name routing kept for the whole input goes to its first document (or another).
         reserved.remove(capture.plan.targetPath)

@@ -23,13 +23,13 @@ public struct Inbox {
     var clock: any Clock { pipeline.clock }
     /// This daemon's claims, on the inbox's file system so that claiming is one rename(2).
     public let claims: String
-    /// Open batches by rule, kept in the state folder (`batches.json`) so that `explain` sees them
-    /// and a restart goes on with them.
+    /// Open batches by rule, as the state folder's list (`OpenBatches`, shared with the scanner)
+    /// said at the last take, with those noted since.
     var batches: [String: OpenBatch] = [:]
     /// Inputs left alone (no rule, or kept), by path, size and mtime, so each is reported once.
     var leftAlone: Set<String> = []
-    /// The batches as last written to the state folder.
-    var savedBatches: [String: OpenBatch] = [:]
+    /// Batches opened or joined since the list was last written.
+    var notedBatches: [String: OpenBatch] = [:]
     /// New files chosen for inputs not yet written, so that two inputs never pick the same free name.
     var reserved: Set<String> = []
 
@@ -46,9 +46,10 @@ public struct Inbox {
         self.files = files ?? store.folders
         self.pipeline = CapturePipeline(store: store, opener: opener ?? InputFiles(config.limits), clock: clock)
         self.claims = "\(config.inbox.path)/\(Self.claimsFolderName)/\(instance)"
-        self.batches = Self.readBatches(config, self.files)
-        self.savedBatches = batches
+        self.batches = OpenBatches(config: config, files: self.files, folders: store.folders).read()
     }
+
+    var openBatches: OpenBatches { OpenBatches(config: config, files: files, folders: store.folders) }
 
     /// An entry the watcher handed over.
     public struct Arrival: Sendable {
@@ -66,6 +67,7 @@ public struct Inbox {
     /// What a reload keeps: the open batches and the inputs already reported and left alone.
     public mutating func carryOver(from previous: Inbox) {
         batches = previous.batches
+        notedBatches = previous.notedBatches
         leftAlone = previous.leftAlone
     }
 
@@ -81,6 +83,8 @@ public struct Inbox {
         var outcomes: [JobOutcome] = []
         var claimed: [CaptureInput] = []
         reserved = []
+        // A scan may have opened a batch since: the list is read again.
+        batches = openBatches.read().merging(notedBatches) { $1 }
         for arrival in arrivals {
             switch claim(arrival, now: now) {
             case .claimed(let input): claimed.append(input)
@@ -106,24 +110,17 @@ public struct Inbox {
     mutating func noteBatch(_ plan: RoutePlan, now: Date) {
         guard plan.batch != nil else { return }
         batches[plan.rule] = OpenBatch(target: plan.targetPath, last: now)
+        notedBatches[plan.rule] = batches[plan.rule]
     }
 
-    public static func batchesFile(_ config: Config) -> String { config.daemon.stateDir + "/batches.json" }
-
-    /// The batches the state folder says are open (`explain` reads the same file).
-    static func readBatches(_ config: Config, _ files: any CaptureFileSystem) -> [String: OpenBatch] {
-        files.read(batchesFile(config)).map(OpenBatch.decode) ?? [:]
-    }
-
-    /// Written when they changed; batches whose window has closed are left out.
+    /// The batches noted since the last write go into the state folder's list.
     mutating func saveBatches() {
-        let now = clock.now()
-        batches = batches.filter { rule, batch in
-            config.rules.contains { $0.name == rule && now.timeIntervalSince(batch.last) <= $0.batchWindowSeconds }
+        guard !notedBatches.isEmpty else { return }
+        let noted = notedBatches
+        if let written = openBatches.update(now: clock.now(), { $0.merge(noted) { $1 } }) {
+            batches = written
+            notedBatches = [:]
         }
-        guard batches != savedBatches else { return }
-        // Lost, a batch only means the next file opens a new one: never worth failing a capture for.
-        if (try? files.replace(Self.batchesFile(config), with: OpenBatch.encode(batches))) != nil { savedBatches = batches }
     }
 
     /// Whether the file is structurally whole (an unreadable one counts as whole: it is refused later).
@@ -132,9 +129,9 @@ public struct Inbox {
         return Completeness.check(source, kind: kind)
     }
 
-    /// What routing needs of a file: its place, size and kind by its first bytes.
-    static func routeInput(_ path: String, _ relativePath: String, _ status: stat, _ now: Date) -> RouteInput {
+    /// What routing needs of a file, through the front door: its place, size and kind by its first bytes.
+    func routeInput(_ path: String, _ relativePath: String, _ status: stat, _ now: Date) -> RouteInput {
         let head = (try? PDFFileSource(path: path).read(offset: 0, count: FileKind.sniffLength)) ?? []
-        return RouteInput(relativePath: relativePath, bytes: Int64(status.st_size), kind: FileKind.sniff(head), date: now)
+        return FrontDoor(config: config).input(.stated(relativePath: relativePath, bytes: Int64(status.st_size), head: head), now: now)
     }
 }

@@ -32,7 +32,7 @@ public struct ScanCommit {
         let recovering = manifest.target != nil
         var opensBatch: RoutePlan? = nil
         if manifest.target == nil {
-            guard let plan = plan(manifest, firstPage: batch.pagePaths[0], batches: openBatches()) else {
+            guard let plan = plan(manifest, pages: batch.pagePaths, batches: openBatches()) else {
                 return quarantine(batch, rule: nil, reason: "no rule takes scans (add a rule with source = \"scanner\", "
                                   + "or a target to profile \"\(manifest.profile)\")")
             }
@@ -76,22 +76,19 @@ public struct ScanCommit {
 
     // MARK: Scan batches (`ingest = "batch"`)
 
-    /// `scan-batches.json` in the state folder: by rule name ("profile NAME" for a profile's own
-    /// target), the file the last batch went into and when it was committed. The next press of the
-    /// profile within the window joins that file; the file is read at every batch, so the daemon and
-    /// `pdftrapper scan` share it.
-    public static func batchesFile(_ config: Config) -> String { config.daemon.stateDir + "/scan-batches.json" }
-
+    /// The open batches, one list with the inbox's (`OpenBatches`): the next press of the profile
+    /// within the window joins the file the last batch went into, and a scan routed by a rule joins
+    /// the batch an inbox file opened for it.
     func openBatches() -> [String: OpenBatch] {
-        store.folders.read(Self.batchesFile(config)).map(OpenBatch.decode) ?? [:]
+        OpenBatches(config: config, files: store.folders, folders: store.folders).read()
     }
 
-    /// The batch stays open from now, for its window. Lost, it only means the next press opens a
-    /// new file: never worth failing a scan for.
+    /// The batch stays open from now, for its window.
     private func noteBatch(_ plan: RoutePlan) {
-        var batches = openBatches()
-        batches[plan.rule] = OpenBatch(target: plan.targetPath, last: pipeline.clock.now())
-        try? store.folders.replace(Self.batchesFile(config), with: OpenBatch.encode(batches))
+        let now = pipeline.clock.now()
+        OpenBatches(config: config, files: store.folders, folders: store.folders).update(now: now) {
+            $0[plan.rule] = OpenBatch(target: plan.targetPath, last: now)
+        }
     }
 
     /// What earlier runs left in the spool: finished batches go in (once: a batch whose revision
@@ -115,19 +112,19 @@ public struct ScanCommit {
     }
 
     /// The plan for a batch: `--to`, else the profile's own target, else the rules, which see a
-    /// scan as `scan-ID.EXT` from source "scanner" with its button and profile.
+    /// scan as `scan-ID.EXT` from source "scanner" with its button and profile, its size the bytes
+    /// of its pages as stored (`FrontDoor`).
     /// For one document of a split batch, `barcode` and the files `taken` by the others; it always
     /// goes into a new file.
-    func plan(_ manifest: ScanSpool.Manifest, firstPage: String, barcode: String? = nil, taken: Set<String> = [],
+    func plan(_ manifest: ScanSpool.Manifest, pages: [String], barcode: String? = nil, taken: Set<String> = [],
               newFile: Bool = false, batches: [String: OpenBatch] = [:]) -> RoutePlan? {
         if let override = manifest.targetOverride {
             return RoutePlan(rule: "--to", ruleNumber: 0, target: override, targetPath: override, mode: .append,
                              original: .delete, archivePath: nil)
         }
-        let head = (try? PDFFileSource(path: firstPage).read(offset: 0, count: FileKind.sniffLength)) ?? []
-        let input = RouteInput(relativePath: manifest.name + "." + (firstPage as NSString).pathExtension,
-                               bytes: Int64(manifest.pages.count), kind: FileKind.sniff(head), source: .scanner,
-                               button: manifest.button, profile: manifest.profile, date: manifest.started, barcode: barcode)
+        var input = FrontDoor(config: config).input(.scan(name: manifest.name, pages: pages, button: manifest.button,
+                                                          profile: manifest.profile, started: manifest.started))
+        input.barcode = barcode
         func planned(_ batches: [String: OpenBatch]) -> RoutePlan? {
             config.scanPlan(for: input, host: ProcessInfo.processInfo.hostName, newFile: newFile, batches: batches) {
                 taken.contains($0) || FileManager.default.fileExists(atPath: $0)
@@ -148,8 +145,14 @@ public struct ScanCommit {
     }
 
     /// A batch whose scan failed part-way: its pages to quarantine, none to a target.
-    public func discard(_ batch: ScanSpool.Batch, reason: String) -> JobOutcome {
-        quarantine(batch, rule: nil, reason: reason)
+    /// A batch whose scan failed part-way (`ScanSpool.failed`): `problem` hears of an event that
+    /// could not be queued.
+    public func failed(_ batch: ScanSpool.Batch, profile: String, reason: String, problem: (String) -> Void) -> JobOutcome {
+        if let line = ScanSpool.failed(batch, profile: profile, device: batch.manifest.device, reason: reason,
+                                       quarantine: config.inbox.quarantine, folders: store.folders, outbox: store.outbox) {
+            problem(line)
+        }
+        return JobOutcome(input: batch.manifest.name, result: .quarantined, reason: "the scan failed: \(reason)")
     }
 
     func quarantine(_ batch: ScanSpool.Batch, rule: String?, reason: String) -> JobOutcome {
@@ -176,7 +179,7 @@ struct ScanWayIn: CaptureWayIn {
     }
 
     func plan(forDocumentWith barcode: String?, of capture: Capture, taken: Set<String>) -> RoutePlan? {
-        commit.plan(batch.manifest, firstPage: batch.pagePaths[0], barcode: barcode, taken: taken, newFile: true)
+        commit.plan(batch.manifest, pages: batch.pagePaths, barcode: barcode, taken: taken, newFile: true)
     }
 
     func pinnedTargets(_ capture: Capture) -> [String] { batch.manifest.targets ?? [] }

@@ -161,6 +161,22 @@ public struct ScanSpool: Sendable {
     }
 
     /// Every page of a batch into `QUARANTINE/scan-ID/`, each with its note; the spool folder goes.
+    /// A scan that failed part-way, handled one way for the daemon's scanner agent and for
+    /// `pdftrapper scan`: `scan-failed` goes to the subscribers, and the pages scanned go to
+    /// quarantine whole with the reason, never half into a target. Returns a line for the log when
+    /// the event could not be queued.
+    public static func failed(_ batch: Batch, profile: String, device: String, reason: String, quarantine quarantineFolder: String,
+                              folders: ConfinedFolders?, outbox: EventOutbox?) -> String? {
+        let pages = batch.manifest.pages.count
+        let problem = outbox?.scanFailed(profile: profile, device: device, batch: batch.manifest.name,
+                                         reason: "the scan failed after \(pages) page\(pages == 1 ? "" : "s"): \(reason)")
+        if let folders {
+            quarantine(batch.folder, name: batch.manifest.name, into: quarantineFolder, rule: nil, reason: "the scan failed: \(reason)",
+                       folders: folders, outbox: outbox)
+        }
+        return problem
+    }
+
     public static func quarantine(_ folder: String, name: String, into quarantineFolder: String, rule: String?,
                                   reason: String, folders: ConfinedFolders, outbox: EventOutbox? = nil) {
         let files = (folders.names(in: folder) ?? []).sorted()

@@ -123,17 +123,14 @@ public final class ScannerAgent {
         } catch ScanCapture.Failure.stopped(let pages) {
             log.log(.notice, "pdftrapper: \(what): stopped after \(pages) pages; the batch will not be appended")
         } catch {
-            let reason = "the scan failed after \(batch.manifest.pages.count) pages: \(error)"
-            let outbox = try? EventOutbox.of(config)
-            if let problem = outbox?.scanFailed(profile: profile.name, device: device.name, batch: batch.manifest.name,
-                                                reason: reason) {
+            let pages = batch.manifest.pages.count
+            if let problem = ScanSpool.failed(batch, profile: profile.name, device: device.name, reason: "\(error)",
+                                              quarantine: config.inbox.quarantine, folders: try? ConfinedFolders.daemon(config),
+                                              outbox: try? EventOutbox.of(config)) {
                 log.log(.warning, "pdftrapper: \(problem)")
             }
-            if let folders = try? ConfinedFolders.daemon(config) {
-                ScanSpool.quarantine(batch.folder, name: batch.manifest.name, into: config.inbox.quarantine, rule: nil,
-                                     reason: reason, folders: folders, outbox: outbox)
-            }
-            log.log(.warning, "pdftrapper: \(what): \(reason); its pages are in \(config.inbox.quarantine)/\(batch.manifest.name)")
+            log.log(.warning, "pdftrapper: \(what): the scan failed after \(pages) page\(pages == 1 ? "" : "s"): \(error); "
+                    + "its pages are in \(config.inbox.quarantine)/\(batch.manifest.name)")
         }
     }
 
