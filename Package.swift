@@ -65,27 +65,27 @@ let package = Package(
         // openat2(2) and renameat2(2), which glibc 2.36 does not wrap: the kernel confines paths beneath a folder.
         shim("CLinux", apt: "linux-libc-dev"),
 
-        // The operating system's part the engine relies on for correctness: file identity, the
-        // per-target lock every process takes.
+        // The operating system's part: file identity, the one file lock, shared mounts, inotify for
+        // the library, and dlopen for every library opened on first use (kept out of the pure core).
         .target(name: "System"),
 
         // Adapters: each owns its C handles and maps C errors to Swift errors.
-        .target(name: "Scanning", dependencies: ["TrapperCore", "CSane"]),
+        .target(name: "Scanning", dependencies: ["TrapperCore", "System", "CSane"]),
         .target(name: "Watching", dependencies: ["TrapperCore", "CInotifyTools"]),
-        .target(name: "PDFAccess", dependencies: ["TrapperCore", "CQPDF", "CPoppler", "CZlib"],
+        .target(name: "PDFAccess", dependencies: ["TrapperCore", "System", "CQPDF", "CPoppler", "CZlib"],
                 swiftSettings: [.unsafeFlags(includeFlags("poppler-glib"))]),
-        .target(name: "Imaging", dependencies: ["TrapperCore", "CLeptonica", "CTesseract", "CZbar", "CHeif", "CWebP", "CSheetVision"]),
+        .target(name: "Imaging", dependencies: ["TrapperCore", "System", "CLeptonica", "CTesseract", "CZbar", "CHeif", "CWebP", "CSheetVision"]),
         // C++ over OpenCV's core and imgproc behind a C interface (include/sheet_vision.h): candidate
         // sheets in a photo and the evidence for each. Linked into its own library only (above).
         .target(name: "SheetVision", cxxSettings: [.unsafeFlags(includeFolders("opencv4"))],
                 linkerSettings: [.linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         // Webhook delivery: HTTP POSTs through libcurl.
-        .target(name: "HTTPClient", dependencies: ["TrapperCore", "CCurl"]),
+        .target(name: "HTTPClient", dependencies: ["TrapperCore", "System", "CCurl"]),
         .target(name: "Daemon", dependencies: ["TrapperCore", "System", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient"]),
 
         // The workspace: HTTP through libmicrohttpd, sessions, routes, live events; its pages are in web/.
-        .target(name: "Web", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Hashing", "CMicroHTTPD", "CLinux"]),
+        .target(name: "Web", dependencies: ["TrapperCore", "System", "Daemon", "PDFAccess", "Imaging", "Hashing", "CMicroHTTPD", "CLinux"]),
 
         .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning", "Web"]),
 

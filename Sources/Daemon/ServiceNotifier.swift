@@ -1,4 +1,5 @@
 import CSystemd
+import System
 import TrapperCore
 
 /// Tells the service manager what the daemon is doing (`READY=1`, `STATUS=...`, `WATCHDOG=1`),

@@ -1,4 +1,5 @@
 import CCurl
+import System
 import TrapperCore
 
 /// Posts webhooks through libcurl, which is opened (and globally initialised) on the first post.

@@ -1,4 +1,5 @@
 import CHeif
+import System
 import TrapperCore
 
 /// libheif's functions (`heif.heif_decode_image(...)`), opened when the first HEIC or AVIF photo is read.

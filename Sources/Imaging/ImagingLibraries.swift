@@ -2,6 +2,7 @@ import CLeptonica
 import CTesseract
 import CZbar
 import Glibc
+import System
 import TrapperCore
 
 /// The versions of the imaging libraries this build runs with, as they report themselves at run

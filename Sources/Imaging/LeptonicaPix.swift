@@ -1,5 +1,6 @@
 import CLeptonica
 import Glibc
+import System
 import TrapperCore
 
 /// A leptonica image owned by Swift: destroyed when this goes away. Converts to PDF samples and

@@ -1,6 +1,7 @@
 import CLeptonica
 import CTesseract
 import Foundation
+import System
 import TrapperCore
 
 /// Tesseract through its C API: one engine per worker (a TessBaseAPI is not to be shared across

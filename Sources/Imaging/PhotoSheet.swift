@@ -1,4 +1,5 @@
 import CLeptonica
+import System
 import TrapperCore
 
 /// The photo steps, first of the page steps: `find_page` (the sheet found by `SheetFinder`, then

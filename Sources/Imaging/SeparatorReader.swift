@@ -1,5 +1,6 @@
 import CLeptonica
 import CZbar
+import System
 import TrapperCore
 
 /// A page found to be a separator sheet; for barcodes, the value after the prefix.

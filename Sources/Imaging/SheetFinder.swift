@@ -1,5 +1,6 @@
 import CSheetVision
 import Foundation
+import System
 import TrapperCore
 
 /// Where the sheet lies in a phone photo (issue 42), looked for on a colour copy 768 pixels long by

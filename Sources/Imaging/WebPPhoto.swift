@@ -1,4 +1,5 @@
 import CWebP
+import System
 import TrapperCore
 
 /// libwebp's decoder and demuxer, opened when the first WebP is read.

@@ -3,6 +3,7 @@
 internal import CPoppler
 import CQPDF
 import CZlib
+import System
 import TrapperCore
 
 /// The versions of the PDF libraries this build runs with, as they report themselves at run time

@@ -1,4 +1,5 @@
 import CSane
+import System
 import TrapperCore
 
 /// SANE's library version, from `sane_init`, which loads the backends named in dll.conf

@@ -1,4 +1,5 @@
 import CSane
+import System
 import TrapperCore
 
 /// What went wrong talking to SANE, and in which call or on which option.

@@ -24,6 +24,20 @@ import Testing
         }
     }
 
+    /// Foundation brings Glibc with it on Linux, so an import line does not show everything: the
+    /// core opens no library and starts no process (System and the adapters do).
+    @Test func coreCallsNoLoaderOrProcessFunctions() throws {
+        let core = Self.packageRoot.appendingPathComponent("Sources/TrapperCore")
+        let files = try #require(FileManager.default.enumerator(atPath: core.path))
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        for file in files {
+            let text = try String(contentsOf: core.appendingPathComponent(file), encoding: .utf8)
+            for call in ["dlopen(", "dlsym(", "posix_spawn(", "fork(", "execv("] {
+                #expect(!text.contains(call), "\(file) calls \(call)")
+            }
+        }
+    }
+
     @Test func manifestGivesCoreNoDependencies() throws {
         let manifest = try String(contentsOf: Self.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(manifest.contains(#".target(name: "TrapperCore")"#),

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// libmicrohttpd, opened when the first server starts.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import System
 import TrapperCore
 
 /// A library opened on first use says in one line what needs it and why it cannot be had.

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A C library opened with dlopen(3) the first time an adapter needs it, rather than linked: help,
 /// status or a JPEG ingest never call tesseract, poppler or qpdf, and loading them all took 19 of
