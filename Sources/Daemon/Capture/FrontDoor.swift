@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import TrapperCore
 
 /// The front door before the pipeline: what an arrival is as the rules see it (`RouteInput`), and
@@ -63,13 +62,8 @@ public struct FrontDoor {
 
     /// A file's size and first bytes (for its kind), through one descriptor.
     static func sizeAndHead(_ path: String) -> (bytes: Int64, head: [UInt8])? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        var head = [UInt8](repeating: 0, count: FileKind.sniffLength)
-        let count = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        return (Int64(status.st_size), Array(head.prefix(max(count, 0))))
+        guard let source = try? PDFFileSource(path: path) else { return nil }
+        let head = (try? source.read(offset: 0, count: min(FileKind.sniffLength, source.length))) ?? []
+        return (Int64(source.length), head)
     }
 }
