@@ -17,11 +17,11 @@ public final class InboxDaemon {
     var inbox: Inbox
     var watcher: FolderWatcher?
     var status: DaemonStatus
-    var lastWatchdog = Date.distantPast
-    var lastClaimRetry = Date()
-    var lastStatusNotice = Date.distantPast
-    /// Inputs not whole yet, by path below the inbox: when to look again, backing off to 30 s.
-    var waiting: [String: (next: Date, interval: Double)] = [:]
+    /// The loop's clock: every periodic decision reads it (`LoopTimers`).
+    let clock: any Clock = SystemClock()
+    /// When the loop looks again at inputs not whole yet, retries claims, pings the watchdog and
+    /// sends STATUS=.
+    var timers = LoopTimers(now: Date())
     /// The scanner agent, when the config has `[[scanner]]` entries.
     var scanners: ScannerSupervisor?
     /// Held while the daemon runs: one daemon per state folder.
@@ -106,7 +106,7 @@ public final class InboxDaemon {
         inbox = Inbox(config: config, store: store, instance: Self.instance(config))
         editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, environment: environment),
                                   openStore: { try InboxDaemon.openStore($0, revisions: feed) })
-        status = DaemonStatus(pid: getpid(), started: Date(), folders: [:])
+        status = DaemonStatus(pid: getpid(), started: clock.now(), folders: [:])
         // Said before any job starts, so that what the jobs announce never comes before it.
         announce(.started)
         for line in store.log { log.log(.warning, line) }
@@ -294,12 +294,10 @@ public final class InboxDaemon {
         // So is the wait for a file that is not whole yet; it is looked at again, less and less often.
         var waits = status.waiting ?? [:]
         if outcome.result == .waiting {
-            let interval = waiting[outcome.input].map { min($0.interval * 2, 30) } ?? 1
-            again = waiting[outcome.input] != nil
-            waiting[outcome.input] = (Date().addingTimeInterval(interval), interval)
+            again = timers.notWhole(outcome.input, now: clock.now())
             waits[outcome.input] = outcome.reason ?? ""
         } else {
-            waiting[outcome.input] = nil
+            timers.done(outcome.input)
             waits[outcome.input] = nil
         }
         status.waiting = waits.isEmpty ? nil : waits
@@ -307,24 +305,20 @@ public final class InboxDaemon {
                 fields: fields)
         if !again { status.record(outcome) }
         // systemd wants a status line, not a stream of them: at most one a second.
-        if Date().timeIntervalSince(lastStatusNotice) >= 1 {
-            notifier.notify("STATUS=\(statusLine)")
-            lastStatusNotice = Date()
-        }
+        if timers.statusDue(now: clock.now()) { notifier.notify("STATUS=\(statusLine)") }
     }
 
     /// Files that were not whole yet, whose time to be looked at again has come (a writer that
     /// resumes is seen by its own events too; this catches the one whose events were missed).
     private func lookAgainAtWaiting() {
-        let now = Date()
-        let due = waiting.filter { $0.value.next <= now }.map(\.key).sorted()
+        let due = timers.dueInputs(now: clock.now())
         guard !due.isEmpty else { return }
         let arrivals = due.map { Inbox.Arrival(path: config.inbox.path + "/" + $0, relativePath: $0, isRegularFile: true) }
         let outcomes = inbox.take(arrivals)
         for outcome in outcomes { report(outcome) }
         // Gone meanwhile (taken by another daemon, deleted): no longer waited for.
         for input in due where !outcomes.contains(where: { $0.input == input }) {
-            waiting[input] = nil
+            timers.done(input)
             status.waiting?[input] = nil
         }
         if status.waiting?.isEmpty == true { status.waiting = nil }
@@ -339,8 +333,7 @@ public final class InboxDaemon {
 
     /// Inputs whose job hit a temporary problem wait among the claims; try them again now and then.
     private func retryClaimsNowAndThen() {
-        guard Date().timeIntervalSince(lastClaimRetry) >= max(30, config.inbox.rescanSeconds) else { return }
-        lastClaimRetry = Date()
+        guard timers.claimRetryDue(now: clock.now(), rescanSeconds: config.inbox.rescanSeconds) else { return }
         for outcome in inbox.recoverClaims() { report(outcome) }
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
     }
@@ -452,11 +445,7 @@ public final class InboxDaemon {
     }
 
     private func pingWatchdog() {
-        guard let interval = notifier.watchdogMicroseconds else { return }
-        if Date().timeIntervalSince(lastWatchdog) * 1_000_000 >= Double(interval) / 2 {
-            notifier.notify("WATCHDOG=1")
-            lastWatchdog = Date()
-        }
+        if timers.watchdogDue(now: clock.now(), microseconds: notifier.watchdogMicroseconds) { notifier.notify("WATCHDOG=1") }
     }
 
     private var statusLine: String {
@@ -470,7 +459,7 @@ public final class InboxDaemon {
     }
 
     private func saveStatus() {
-        status.updated = Date()
+        status.updated = clock.now()
         // Fronts held for their back pass, until when.
         var held: [String: Date] = [:]
         for rule in config.rules where rule.collate == .doubleSided {

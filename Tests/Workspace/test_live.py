@@ -2,48 +2,12 @@
 `/api/events` stream) once, whoever made it: the daemon's own capture, a save from the workspace
 (an edit worker), `pdftrapper undo` and `ingest` run beside the daemon, another program saving a
 PDF anew. Nothing else below the library is told (ARCHITECTURE.md, "The event model")."""
-import http.client
-import json
 import os
 import shutil
 import subprocess
 import unittest
 
-from workspace import BIN, Client, Daemon, text_pdf
-
-
-class LiveFeed:
-    """One open `/api/events` stream, read as a page reads it."""
-
-    def __init__(self, daemon, client):
-        self.connection = http.client.HTTPConnection("127.0.0.1", daemon.port, timeout=30)
-        self.connection.request("GET", "/api/events", headers={"Host": daemon.host,
-                                                               "Cookie": "pdftrapper_session=" + client.cookie})
-        self.response = self.connection.getresponse()
-        assert self.response.status == 200, self.response.status
-        self.revisions = []
-
-    def until(self, path, end):
-        """Reads revision events until one of `path` (below the library) ending at `end`."""
-        event = None
-        while True:
-            line = self.response.readline()
-            if not line:
-                raise AssertionError(f"the feed ended before {path} at {end}; told: {self.revisions}")
-            line = line.decode().rstrip("\n")
-            if line.startswith("event: "):
-                event = line[len("event: "):]
-            elif line.startswith("data: ") and event == "revision":
-                told = json.loads(line[len("data: "):])
-                self.revisions.append((told["path"], told["end"], told["operation"]))
-                if (told["path"], told["end"]) == (path, end):
-                    return
-
-    def told(self, path):
-        return [(end, operation) for told_path, end, operation in self.revisions if told_path == path]
-
-    def close(self):
-        self.connection.close()
+from workspace import BIN, Client, Daemon, LiveFeed, text_pdf
 
 
 class LiveTests(unittest.TestCase):

@@ -237,6 +237,50 @@ class Client:
         return status, (json.loads(data) if data else None)
 
 
+class LiveFeed:
+    """One open `/api/events` stream, read as a page reads it."""
+
+    def __init__(self, daemon, client):
+        self.connection = http.client.HTTPConnection("127.0.0.1", daemon.port, timeout=30)
+        self.connection.request("GET", "/api/events", headers={"Host": daemon.host,
+                                                               "Cookie": "pdftrapper_session=" + client.cookie})
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200, self.response.status
+        self.revisions = []
+
+    def until(self, path, end):
+        """Reads revision events until one of `path` (below the library) ending at `end` (None,
+        None: the next revision event)."""
+        event = None
+        while True:
+            line = self.response.readline()
+            if not line:
+                raise AssertionError(f"the feed ended before {path} at {end}; told: {self.revisions}")
+            line = line.decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line[len("event: "):]
+            elif line.startswith("data: ") and event == "revision":
+                told = json.loads(line[len("data: "):])
+                self.revisions.append((told["path"], told["end"], told["operation"]))
+                if (told["path"], told["end"]) == (path, end) or path is None:
+                    return
+
+    def until_all(self, paths):
+        """Reads revision events until every one of `paths` (below the library) was told."""
+        left = set(paths)
+        while left:
+            before = len(self.revisions)
+            self.until(None, None)
+            left -= {path for path, _, _ in self.revisions[before:]}
+
+    def told(self, path):
+        return [(end, operation) for told_path, end, operation in self.revisions if told_path == path]
+
+    def close(self):
+        self.connection.close()
+
+
+
 # The six independent readers, each asked for the page count.
 def reader_pages(path):
     counts = {}

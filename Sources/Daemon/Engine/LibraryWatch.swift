@@ -48,13 +48,19 @@ public final class LibraryWatch: @unchecked Sendable {
     /// Ends the watch within half a second.
     public func stop() { stopping.store(true, ordering: .releasing) }
 
+    /// How long a change another process has under way (its journal record still there) is waited
+    /// for before its file is read anyway (a record a crash left stays until that target is next locked).
+    static let journalPatience = 10.0
+
     private func run(_ changes: FileChanges, sweeps: Bool) {
         // Lengths last seen, for the sweep: what the library holds when the watch begins is not told.
         var seen = sweeps ? lengths() : [:]
         var lastSweep = Date()
+        // Files whose change another process is still making, and since when.
+        var deferred: [String: Date] = [:]
         while !stopping.load(ordering: .acquiring) {
-            var paths: [String] = []
-            for change in changes.next(waiting: 0.5) {
+            var paths = Array(deferred.keys)
+            for change in changes.next(waiting: deferred.isEmpty ? 0.5 : 0.05) {
                 switch change {
                 case .finished(let path): paths.append(path)
                 case .overflowed: paths += lengths().keys
@@ -68,6 +74,12 @@ public final class LibraryWatch: @unchecked Sendable {
             }
             var told: Set<String> = []
             for path in paths where Self.isDocument(path, below: root) && told.insert(path).inserted {
+                // Read once the change is whole: its state saved and its journal record gone.
+                if isBeingChanged(path), Date().timeIntervalSince(deferred[path] ?? Date()) < Self.journalPatience {
+                    if deferred[path] == nil { deferred[path] = Date() }
+                    continue
+                }
+                deferred[path] = nil
                 if let found = found(path) {
                     if sweeps { seen[path] = found.end }
                     feed.publish(found)
@@ -100,6 +112,14 @@ public final class LibraryWatch: @unchecked Sendable {
         return RevisionCommitted(target: path, base: record?.base ?? 0, end: end, operation: operation, elsewhere: true,
                                  pagesAdded: record?.pagesAdded ?? 0, note: record?.note, inputs: record?.inputs ?? [],
                                  date: record?.date ?? Date())
+    }
+
+    /// A store (of any process) has a change of `path` under way: its journal record in the
+    /// library's state folder is there from before the file is touched until the change and its
+    /// state are durable.
+    private func isBeingChanged(_ path: String) -> Bool {
+        let state = StateDirectory(path: root + "/" + StateDirectory.libraryFolderName)
+        return access(state.journal + "/" + state.key(for: path) + ".json", F_OK) == 0
     }
 
     /// Cut back by an undo to `end` though it now ends with another program's revision: what the
