@@ -67,7 +67,7 @@ let package = Package(
 
         // The operating system's part: file identity, the one file lock, shared mounts, inotify for
         // the library, and dlopen for every library opened on first use (kept out of the pure core).
-        .target(name: "System"),
+        .target(name: "System", dependencies: ["CLinux"]),
 
         // Adapters: each owns its C handles and maps C errors to Swift errors.
         .target(name: "Scanning", dependencies: ["TrapperCore", "System", "CSane"]),

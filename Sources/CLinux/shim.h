@@ -37,3 +37,11 @@ static inline int trapper_renameat2(int olddirfd, const char *oldpath, int newdi
 static inline int trapper_cloexec_pipe(int fds[2]) {
     return (int)syscall(SYS_pipe2, fds, O_CLOEXEC);
 }
+
+// posix_spawn's "close every descriptor from 3 up in the child" (glibc 2.34), hidden behind
+// _GNU_SOURCE too: a started program gets its three standard streams and nothing of the daemon's.
+#include <spawn.h>
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+static inline int trapper_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}

@@ -7,6 +7,10 @@ import TrapperCore
 public struct ServiceNotifier: Sendable {
     public init() {}
 
+    /// What systemd tells its service in the environment: a child the daemon starts (an agent, an
+    /// edit worker) is no service of its own and is started without them.
+    static let variables: Set<String> = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"]
+
     /// True when a message was sent; false when no service manager is listening (not an error: the
     /// daemon may run by hand), or libsystemd cannot be opened.
     @discardableResult

@@ -45,7 +45,7 @@ import Testing
         env["PDFTRAPPER_TEST_HELPER"] = "automaticChoice"
         env["HELPER_OUTPUT"] = answerFile.path
         let command = Helper.commandLine("automaticChoice")
-        let run = try ChildProcess.run(command[0], Array(command.dropFirst()), environment: env, stderrFile: stderrFile)
+        let run = try ToolRun.run(command[0], Array(command.dropFirst()), environment: env, stderrFile: stderrFile)
         #expect(run.status == 0, "\(run.stdout)")
         let answer = try String(contentsOf: answerFile, encoding: .utf8)
         #expect(answer == (streamMatches ? "journal" : "stderr"))

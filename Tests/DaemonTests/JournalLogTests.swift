@@ -11,7 +11,7 @@ import TrapperCore
         return stat(socket, &status) == 0 && (status.st_mode & S_IFMT) == S_IFSOCK
     }
     static var canUnshare: Bool {
-        getuid() == 0 && ChildProcess.tool("unshare") != nil && ChildProcess.tool("systemd-journald") != nil
+        getuid() == 0 && ToolRun.tool("unshare") != nil && ToolRun.tool("systemd-journald") != nil
     }
 
     /// The seam under `sd_journal_sendv`: exactly these "KEY=value" byte strings go out.
@@ -57,14 +57,14 @@ import TrapperCore
     }
 
     /// The machine's own journald: send, then read back through journalctl.
-    @Test(.enabled(if: journaldRuns && ChildProcess.tool("journalctl") != nil,
+    @Test(.enabled(if: journaldRuns && ToolRun.tool("journalctl") != nil,
                    "no journald runs on this machine (no /run/systemd/journal/socket): the entry bytes are checked by entryBytes, delivery by reachesAPrivateJournald"))
     func reachesTheJournal() throws {
         let unique = "journal-test-\(UUID().uuidString)"
         JournalLog(minimum: .debug).log(.warning, "\(unique): test event", fields: [
             EventField.input: unique, EventField.target: "line one\nline two", EventField.rule: "receipts", EventField.end: "7",
         ])
-        let record = try readBack(unique, journalctl: [ChildProcess.tool("journalctl")!])
+        let record = try readBack(unique, journalctl: [ToolRun.tool("journalctl")!])
         try checkRecord(record, unique: unique)
     }
 
@@ -93,13 +93,13 @@ import TrapperCore
             printf '%s\\n' "$out"
             """
         var env = ProcessInfo.processInfo.environment
-        env["JOURNALD"] = ChildProcess.tool("systemd-journald")!
+        env["JOURNALD"] = ToolRun.tool("systemd-journald")!
         env["UNIQUE"] = unique
         env["PDFTRAPPER_TEST_HELPER"] = "journalSend"
         env["HELPER_INPUT"] = unique
         env["HELPER_MESSAGE"] = "\(unique): test event"
-        let run = try ChildProcess.run(
-            ChildProcess.tool("unshare")!, ["--mount", "--propagation", "private", "sh", "-c", script, "sh"] + Helper.commandLine("journalSend"),
+        let run = try ToolRun.run(
+            ToolRun.tool("unshare")!, ["--mount", "--propagation", "private", "sh", "-c", script, "sh"] + Helper.commandLine("journalSend"),
             environment: env)
         #expect(run.status == 0, "\(run.stderr)")
         let line = try #require(run.stdout.split(separator: "\n").first, "no entry: \(run.stderr)")
@@ -109,7 +109,7 @@ import TrapperCore
 
     private func readBack(_ unique: String, journalctl: [String]) throws -> [String: Any] {
         for _ in 0..<50 {
-            let run = try ChildProcess.run(journalctl[0], Array(journalctl.dropFirst()) + ["--no-pager", "-o", "json", "PDFTRAPPER_INPUT=\(unique)"])
+            let run = try ToolRun.run(journalctl[0], Array(journalctl.dropFirst()) + ["--no-pager", "-o", "json", "PDFTRAPPER_INPUT=\(unique)"])
             if let line = run.stdout.split(separator: "\n").first,
                let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] {
                 return record

@@ -15,11 +15,11 @@ import Testing
         os.execv(sys.argv[1], sys.argv[1:])
         """
 
-    static let python = ChildProcess.tool("python3")
+    static let python = ToolRun.tool("python3")
     /// Whether this kernel has PR_SET_MDWE (the wrapper can run anything at all).
     static let kernelHasMDWE: Bool = {
         guard let python else { return false }
-        return (try? ChildProcess.run(python, ["-c", wrapper, "/bin/true"]).status) == 0
+        return (try? ToolRun.run(python, ["-c", wrapper, "/bin/true"]).status) == 0
     }()
 
     @Test(.enabled(if: kernelHasMDWE, "needs python3 and Linux 6.3 or later (prctl PR_SET_MDWE)"))
@@ -32,8 +32,8 @@ import Testing
         env.removeValue(forKey: "PDFTRAPPER_CONFIG")
         let wrapperFile = folder.url.appendingPathComponent("mdwe.py")
         try Self.wrapper.write(to: wrapperFile, atomically: true, encoding: .utf8)
-        func underMDWE(_ program: String, _ arguments: [String]) throws -> ChildProcess {
-            try ChildProcess.run(Self.python!, [wrapperFile.path, program] + arguments, environment: env)
+        func underMDWE(_ program: String, _ arguments: [String]) throws -> ToolRun {
+            try ToolRun.run(Self.python!, [wrapperFile.path, program] + arguments, environment: env)
         }
 
         // The wrapper really applies the rule: python3 under it cannot map W+X memory.

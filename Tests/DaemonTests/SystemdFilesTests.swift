@@ -15,7 +15,7 @@ import TrapperCore
     @Test func systemUnitVerifiesClean() throws {
         let folder = try UnitScratch()
         let unit = try folder.unitWithRealExecStart(Self.systemUnit)
-        let run = try ChildProcess.run(try tool("systemd-analyze"), ["verify", "--man=no", unit.path])
+        let run = try ToolRun.run(try tool("systemd-analyze"), ["verify", "--man=no", unit.path])
         #expect(run.status == 0 && run.stdout.isEmpty && run.stderr.isEmpty, "systemd-analyze verify said:\n\(run.stdout)\(run.stderr)")
     }
 
@@ -27,7 +27,7 @@ import TrapperCore
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var env = ProcessInfo.processInfo.environment
         env["XDG_RUNTIME_DIR"] = runtime.path
-        let run = try ChildProcess.run(try tool("systemd-analyze"), ["verify", "--user", "--man=no", unit.path], environment: env)
+        let run = try ToolRun.run(try tool("systemd-analyze"), ["verify", "--user", "--man=no", unit.path], environment: env)
         #expect(run.status == 0 && run.stdout.isEmpty && run.stderr.isEmpty, "systemd-analyze verify --user said:\n\(run.stdout)\(run.stderr)")
     }
 
@@ -38,13 +38,13 @@ import TrapperCore
         let broken = try String(contentsOf: unit, encoding: .utf8)
             .replacingOccurrences(of: "[Service]\n", with: "[Service]\nProtectSytem=strict\nWatchdogSec=soon\n")
         try broken.write(to: unit, atomically: true, encoding: .utf8)
-        let run = try ChildProcess.run(try tool("systemd-analyze"), ["verify", "--man=no", unit.path])
+        let run = try ToolRun.run(try tool("systemd-analyze"), ["verify", "--man=no", unit.path])
         #expect(run.stderr.contains("Unknown key 'ProtectSytem'"), "\(run.stderr)")
         #expect(run.stderr.contains("soon"), "\(run.stderr)")
     }
 
     @Test func systemUnitExposureAtMostTwo() throws {
-        let run = try ChildProcess.run(try tool("systemd-analyze"), ["security", "--offline=true", "--no-pager", Self.systemUnit.path])
+        let run = try ToolRun.run(try tool("systemd-analyze"), ["security", "--offline=true", "--no-pager", Self.systemUnit.path])
         let summary = try #require(run.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") },
                                    "no overall exposure in:\n\(run.stdout)\(run.stderr)")
         // "→ Overall exposure level for pdftrapper.service: 0.4 SAFE 😀"
@@ -92,7 +92,7 @@ import TrapperCore
         let root = scratch.url.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("etc"), withIntermediateDirectories: true)
 
-        let users = try ChildProcess.run(try tool("systemd-sysusers"), ["--root=\(root.path)", Self.sysusers.path])
+        let users = try ToolRun.run(try tool("systemd-sysusers"), ["--root=\(root.path)", Self.sysusers.path])
         #expect(users.status == 0, "systemd-sysusers: \(users.stderr)")
         let passwd = try String(contentsOf: root.appendingPathComponent("etc/passwd"), encoding: .utf8)
         let group = try String(contentsOf: root.appendingPathComponent("etc/group"), encoding: .utf8)
@@ -105,7 +105,7 @@ import TrapperCore
         let uid = try #require(UInt32(entry[2])), gid = try #require(UInt32(entry[3]))
         #expect(uid < 1000, "a system user")
 
-        let files = try ChildProcess.run(try tool("systemd-tmpfiles"), ["--create", "--root=\(root.path)", Self.tmpfiles.path])
+        let files = try ToolRun.run(try tool("systemd-tmpfiles"), ["--create", "--root=\(root.path)", Self.tmpfiles.path])
         #expect(files.status == 0 && files.stderr.isEmpty, "systemd-tmpfiles: \(files.stderr)")
         for folder in Self.folders(of: try exampleConfig()) {
             var status = stat()
@@ -127,7 +127,7 @@ import TrapperCore
     }
 
     private func tool(_ name: String) throws -> String {
-        guard let path = ChildProcess.tool(name) else {
+        guard let path = ToolRun.tool(name) else {
             Issue.record("\(name) is not installed: install the Debian package systemd (make deps does)")
             throw MissingTool(name: name)
         }

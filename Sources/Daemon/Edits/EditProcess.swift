@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// One edit script applied in a process of its own (`pdftrapper edit-worker`), so that a script
@@ -30,55 +31,42 @@ struct EditProcess {
     /// says so (looked at every 50 ms). The worker runs with `config`, the one the daemon runs
     /// now, handed over on its stdin: never what the file on disk says (an edit not yet reloaded).
     func run(claimed path: String, relativePath: String, config: Config, seconds: Double, stopping: () -> Bool) -> Ending {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
         // A config made in memory (no bytes read) is only named: the worker reads its file.
         let handOver = !config.source.isEmpty
-        process.arguments = ["edit-worker", "--config", config.file] + (handOver ? ["--config-on-stdin"] : []) + ["--", path, relativePath]
-        process.environment = environment.filter { !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key) }
+        let arguments = ["edit-worker", "--config", config.file] + (handOver ? ["--config-on-stdin"] : []) + ["--", path, relativePath]
+        let childEnvironment = environment.filter { !ServiceNotifier.variables.contains($0.key) }
             .merging(CrashPoint.workerEnvironment) { $1 }
             .merging([Self.parentVariable: String(getpid())]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        let input = Pipe()
-        process.standardInput = input
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.start(executable, arguments: arguments, environment: childEnvironment, input: .pipe, output: .pipe)
+        } catch {
+            return .failed(error.description)
+        }
         // What the child writes on stdout is read as it comes, so a long report never blocks it: by
-        // a thread of its own blocked in read(2). Not FileHandle's readabilityHandler, whose dispatch
-        // source can outlive the descriptor it watched: once that number is reused (the workspace
-        // accepts connections all the time), libdispatch's event loop crashes on the stale event.
+        // a thread of its own blocked in read(2).
         let collected = Collected()
-        do { try process.run() } catch { return .failed("cannot start \(executable): \(error)") }
-        // At most 1 MiB (ConfigLoader.maxBytes): within what a pipe takes without a reader for
-        // long, and the child reads it first thing.
-        if handOver { try? input.fileHandleForWriting.write(contentsOf: Data(config.source)) }
-        try? input.fileHandleForWriting.close()
+        let output = child.output!
         let reading = DispatchSemaphore(value: 0)
-        let reader = Thread {
-            collected.append(output.fileHandleForReading.readDataToEndOfFile())
+        Thread {
+            collected.read(output)
+            close(output)
             reading.signal()
+        }.start()
+        // The config, at most 1 MiB (ConfigLoader.maxBytes); the child reads it first thing.
+        child.sendInput(handOver ? config.source : [])
+        let deadline = ChildProcess.monotonic() + seconds
+        var stopped = false
+        let ended = child.ending(before: deadline, every: 0.05) {
+            stopped = stopping()
+            return stopped
         }
-        reader.start()
-        let started = Date()
-        var ending: Ending?
-        while process.isRunning {
-            if stopping() {
-                ending = .stopped
-            } else if Date().timeIntervalSince(started) > seconds {
-                ending = .overran(seconds: seconds)
-            }
-            if ending != nil {
-                kill(process.processIdentifier, SIGKILL)
-                break
-            }
-            usleep(50_000)
-        }
-        process.waitUntilExit()
+        child.kill()
         // The child is gone, and its end of the pipe with it: the read ends.
         reading.wait()
-        if let ending { return ending }
-        guard process.terminationReason == .exit,
-              let finished = try? JSONDecoder().decode(EditWorkers.Finished.self, from: collected.data) else {
-            return .failed("the edit worker ended with status \(process.terminationStatus) without a report")
+        guard let ended else { return stopped ? .stopped : .overran(seconds: seconds) }
+        guard case .exited = ended, let finished = try? JSONDecoder().decode(EditWorkers.Finished.self, from: collected.data) else {
+            return .failed("the edit worker \(ended) without a report")
         }
         return .finished(finished)
     }
@@ -88,10 +76,16 @@ struct EditProcess {
         private let lock = NSLock()
         private var bytes = Data()
 
-        func append(_ more: Data) {
-            lock.lock()
-            bytes.append(more)
-            lock.unlock()
+        func read(_ fd: Int32) {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = Glibc.read(fd, &buffer, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return }
+                lock.lock()
+                bytes.append(contentsOf: buffer[0..<count])
+                lock.unlock()
+            }
         }
 
         var data: Data {

@@ -1,6 +1,6 @@
-import CLinux
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// What a scanner agent tells the process that started it, one line each on its stdout. The
@@ -95,33 +95,20 @@ public enum AgentMessage: Sendable {
 /// ending it ends whatever a backend started too; its stdout on a pipe that is read without ever
 /// blocking; without systemd's variables, as the agent is no service of its own.
 final class ScannerAgentProcess {
-    let pid: pid_t
-    private var output: Int32
+    typealias Ending = ChildProcess.Ending
+    typealias StartFailure = ChildProcess.StartFailure
+
+    private let child: ChildProcess
+    private let output: Int32
     private var pending = Data()
     /// When it last said anything (bytes, whole line or not).
     private(set) var lastHeard: Date
-    private var status: Int32?
 
-    /// How the agent ended.
-    enum Ending: Equatable, CustomStringConvertible {
-        case exited(Int32)
-        case killed(signal: Int32)
+    var pid: pid_t { child.pid }
 
-        var description: String {
-            switch self {
-            case .exited(let code): "exited with \(code)"
-            case .killed(let signal): "killed by signal \(signal)"
-            }
-        }
-    }
-
-    struct StartFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private init(pid: pid_t, output: Int32) {
-        self.pid = pid
-        self.output = output
+    private init(_ child: ChildProcess) {
+        self.child = child
+        output = child.output!
         lastHeard = Date()
     }
 
@@ -131,34 +118,12 @@ final class ScannerAgentProcess {
     static func start(executable: String, arguments: [String], environment: [String: String])
         throws(StartFailure) -> ScannerAgentProcess
     {
-        var fds: [Int32] = [0, 0]
-        // Close-on-exec from the start: a hook another thread starts meanwhile never holds it open.
-        guard trapper_cloexec_pipe(&fds) == 0 else {
-            throw StartFailure(description: "pipe: \(String(cString: strerror(errno)))")
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO)
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        let childEnvironment = environment.filter { !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key) }
-            .map { "\($0.key)=\($0.value)" }
-        var child: pid_t = 0
-        let result = withCStrings([executable, "scanner-agent"] + arguments) { argv in
-            withCStrings(childEnvironment) { envp in posix_spawn(&child, executable, &actions, &attributes, argv, envp) }
-        }
-        close(fds[1])
-        guard result == 0 else {
-            close(fds[0])
-            throw StartFailure(description: "cannot start \(executable): \(String(cString: strerror(result)))")
-        }
-        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
-        return ScannerAgentProcess(pid: child, output: fds[0])
+        // Without systemd's variables: the agent is no service of its own.
+        let child = try ChildProcess.start(executable, arguments: ["scanner-agent"] + arguments,
+                                           environment: environment.filter { !ServiceNotifier.variables.contains($0.key) },
+                                           output: .pipe)
+        _ = fcntl(child.output!, F_SETFL, fcntl(child.output!, F_GETFL) | O_NONBLOCK)
+        return ScannerAgentProcess(child)
     }
 
     /// What it said since the last call, whole lines only.
@@ -187,48 +152,13 @@ final class ScannerAgentProcess {
         if ready > 0 && watched.revents & Int16(POLLIN) == 0 { usleep(useconds_t(max(0, seconds) * 1_000_000)) }
     }
 
-    /// How it ended, once it has; nil while it runs. What it started in its group is killed
-    /// before it is reaped: until then its id cannot be another group's.
-    func ending() -> Ending? {
-        if status == nil {
-            var info = siginfo_t()
-            guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info.si_signo == SIGCHLD else { return nil }
-            Glibc.kill(0 - pid, SIGKILL)
-            reap()
-        }
-        return status.map(Self.ending)
-    }
+    /// How it ended, once it has; nil while it runs (what it started is killed with it).
+    func ending() -> Ending? { child.ending() }
 
     /// SIGTERM: the agent stops between pages.
-    func askToStop() {
-        if status == nil { Glibc.kill(pid, SIGTERM) }
-    }
+    func askToStop() { child.signal(SIGTERM) }
 
     /// SIGKILL to its whole process group (a helper a backend started too), then reaps it.
     @discardableResult
-    func kill() -> Ending {
-        if status == nil {
-            Glibc.kill(0 - pid, SIGKILL)
-            reap()
-        }
-        return Self.ending(status ?? 0)
-    }
-
-    private func reap() {
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-        status = raw
-    }
-
-    private static func ending(_ status: Int32) -> Ending {
-        status & 0x7f == 0 ? .exited(status >> 8 & 0xff) : .killed(signal: status & 0x7f)
-    }
-}
-
-/// `body` gets a NULL-terminated array of C strings that live as long as the call.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    var pointers = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { pointers.forEach { free($0) } }
-    return body(pointers)
+    func kill() -> Ending { child.kill() }
 }

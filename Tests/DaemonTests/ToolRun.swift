@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs a program and captures what it says. Output goes through files, not pipes, so a chatty
 /// child never blocks on a full pipe.
-struct ChildProcess {
+struct ToolRun {
     var status: Int32
     var stdout: String
     var stderr: String
@@ -10,7 +10,7 @@ struct ChildProcess {
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         stderrFile: URL? = nil
-    ) throws -> ChildProcess {
+    ) throws -> ToolRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -29,7 +29,7 @@ struct ChildProcess {
         process.standardError = try FileHandle(forWritingTo: errFile)
         try process.run()
         process.waitUntilExit()
-        return ChildProcess(
+        return ToolRun(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: outFile), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errFile), as: UTF8.self))
