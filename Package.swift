@@ -82,10 +82,13 @@ let package = Package(
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         // Webhook delivery: HTTP POSTs through libcurl.
         .target(name: "HTTPClient", dependencies: ["TrapperCore", "System", "CCurl"]),
+        // HTTP served through libmicrohttpd: requests handed over as plain values, so the workspace's
+        // gate and routes are tested without a socket.
+        .target(name: "HTTPServer", dependencies: ["TrapperCore", "System", "CMicroHTTPD"]),
         .target(name: "Daemon", dependencies: ["TrapperCore", "System", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient"]),
 
-        // The workspace: HTTP through libmicrohttpd, sessions, routes, live events; its pages are in web/.
-        .target(name: "Web", dependencies: ["TrapperCore", "System", "Daemon", "PDFAccess", "Imaging", "Hashing", "CMicroHTTPD", "CLinux"]),
+        // The workspace: sessions, routes, live events, over HTTPServer; its pages are in web/.
+        .target(name: "Web", dependencies: ["TrapperCore", "System", "Daemon", "PDFAccess", "Imaging", "Hashing", "HTTPServer", "CLinux"]),
 
         .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning", "Web"]),
 
@@ -97,7 +100,7 @@ let package = Package(
         .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "System", "PDFAccess", "TestSupport"]),
-        .testTarget(name: "WebTests", dependencies: ["Web", "Daemon", "TrapperCore", "TestSupport"]),
+        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Daemon", "TrapperCore", "TestSupport"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "TrapperCore"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
         // Runs the real binary, as a user would.

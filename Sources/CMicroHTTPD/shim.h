@@ -5,9 +5,9 @@
 
 // What the workspace's HTTP server calls: libmicrohttpd.so.12 is opened when the server starts,
 // so no other command pays for it. MHD parses every request (headers, cookies, query arguments,
-// chunked bodies); the Web module only answers them.
+// chunked bodies); the HTTPServer module hands them to the workspace as plain values.
 #define TRAPPER_MHD_FUNCTIONS(X) \
-    X(MHD_start_daemon_va) X(MHD_stop_daemon) X(MHD_lookup_connection_value_n) X(MHD_queue_response) \
+    X(MHD_start_daemon_va) X(MHD_stop_daemon) X(MHD_get_connection_values_n) X(MHD_queue_response) \
     X(MHD_create_response_from_buffer) X(MHD_create_response_from_callback) X(MHD_add_response_header) \
     X(MHD_destroy_response)
 

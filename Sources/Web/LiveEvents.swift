@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// The workspace's live view: every revision and status change, as Server-Sent Events to each open
 /// page (`GET /api/events`). Events are numbered; each stream sends those after the last it sent,

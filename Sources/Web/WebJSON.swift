@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// JSON in and out of the workspace, through Foundation's own reader and writer.
 enum WebJSON {

@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import Glibc
+import HTTPServer
 import TrapperCore
 
 /// The saved signatures: listed and shown from the signatures folder, and a new one from the

@@ -3,6 +3,7 @@ import Daemon
 import Foundation
 import Glibc
 import Hashing
+import HTTPServer
 import PDFAccess
 import TrapperCore
 
@@ -56,7 +57,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
     let staticFiles: String?
     /// For what the store alone knows (whether a redo is waiting); read only.
     let store: TargetStore
-    private var server: HTTPServer?
+    private var server: HTTPListener?
 
     public var bodyLimit: Int { (config.web ?? WebSettings()).maxBodyBytes }
 
@@ -79,7 +80,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         // A thread a connection, and glibc would give each busy one an arena of its own to keep:
         // two are plenty for what the threads allocate (50 viewers took 300 MB without this).
         mallopt(M_ARENA_MAX, 2)
-        server = try HTTPServer(listen: (config.web ?? WebSettings()).listen, handler: self)
+        server = try HTTPListener(listen: (config.web ?? WebSettings()).listen, handler: self)
     }
 
     public var port: Int? { server?.port }

@@ -3,6 +3,7 @@ import Daemon
 import Foundation
 import Glibc
 import Hashing
+import HTTPServer
 import Imaging
 import PDFAccess
 import TrapperCore

@@ -9,93 +9,12 @@ enum MicroHTTPD {
     static let library = SharedLibrary.open("libmicrohttpd.so.12", for: "the workspace's HTTP server") { trapper_mhd_load($0, $1) }
 }
 
-/// One HTTP request as libmicrohttpd parsed it: its headers, cookies and query arguments are looked
-/// up through MHD (which has already decoded them); its body, when it has one, was read whole
-/// within the handler's limit.
-public struct HTTPRequest {
-    public let method: String
-    /// The path as MHD decoded it ("/api/page"), without the query.
-    public let path: String
-    public internal(set) var body: [UInt8] = []
-    let connection: OpaquePointer
-    let mhd: trapper_mhd
-
-    public func header(_ name: String) -> String? { value(.HEADER_KIND, name) }
-    public func query(_ name: String) -> String? { value(.GET_ARGUMENT_KIND, name) }
-    public func cookie(_ name: String) -> String? { value(.COOKIE_KIND, name) }
-
-    /// A value with a NUL inside (`%00` decoded) is no value: C would read only its start.
-    private func value(_ kind: MHD_ValueKind, _ name: String) -> String? {
-        var value: UnsafePointer<CChar>?
-        var length = 0
-        guard mhd.MHD_lookup_connection_value_n(connection, kind, name, name.utf8.count, &value, &length) == .YES,
-              let value else { return nil }
-        let bytes = UnsafeRawBufferPointer(start: value, count: length)
-        guard !bytes.contains(0) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-/// What goes back: a status, headers, and a body held whole or a stream that is written as it comes.
-public struct HTTPResponse {
-    public enum Body {
-        case bytes([UInt8])
-        /// Server-Sent Events and the like: read until it says it has ended.
-        case stream(any HTTPStream)
-    }
-
-    public var status: Int
-    public var headers: [(String, String)]
-    public var body: Body
-
-    public init(status: Int, headers: [(String, String)] = [], body: Body = .bytes([])) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-}
-
-/// A body of unknown length. `next` may block (each connection has a thread of its own) and
-/// returns the next bytes to send, or nil when the stream has ended.
-public protocol HTTPStream: AnyObject, Sendable {
-    func next() -> [UInt8]?
-    /// The client went away, or the server is stopping.
-    func close()
-}
-
-/// What the server asks of the program behind it.
-public protocol HTTPHandler: Sendable {
-    /// Looked at once the headers are in, before a byte of the body is read: an answer here (no
-    /// session, too large, not found) ends the request unread. Nil reads the body, at most
-    /// `bodyLimit` bytes, then calls `respond`, unless `upload` takes the body instead.
-    func admit(_ request: HTTPRequest) -> HTTPResponse?
-    var bodyLimit: Int { get }
-    func respond(to request: HTTPRequest) -> HTTPResponse
-    /// For an admitted request whose body is a file to keep: the body goes to it piece by piece as
-    /// it arrives, never held whole (`bodyLimit` does not apply; the upload keeps its own limits).
-    func upload(for request: HTTPRequest) -> (any HTTPUpload)?
-}
-
-extension HTTPHandler {
-    public func upload(for request: HTTPRequest) -> (any HTTPUpload)? { nil }
-}
-
-/// A request body written somewhere as it arrives (a photo from a phone into the inbox).
-public protocol HTTPUpload: AnyObject {
-    /// The next piece of the body; an answer refuses the upload there (the rest is read and dropped).
-    func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse?
-    /// The whole body is in: what it became.
-    func finish() -> HTTPResponse
-    /// Refused, or the client went away before the end: whatever was written goes.
-    func abandon()
-}
-
 /// An HTTP/1.1 server on a socket of our own (TCP or unix), through libmicrohttpd: one thread a
 /// connection, at most `connectionLimit` at once and `addressLimit` from one client address, idle
 /// ones closed after `idleSeconds`. Slow clients (slowloris: headers sent a byte a second) each
 /// hold one thread of their own, and from one address no more than `addressLimit`: the rest of
 /// the connections, the login page's among them, stay for everyone else.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPListener: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
@@ -183,22 +102,36 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// What MHD keeps for one request between its calls of the access handler.
     final class PendingRequest {
+        var request: HTTPRequest
         var body: [UInt8] = []
         var tooLarge = false
         /// The body goes here instead, when the handler takes it as an upload; `refusal` once it refused.
         var upload: (any HTTPUpload)?
         var refusal: HTTPResponse?
         var answered = false
+
+        init(_ request: HTTPRequest) { self.request = request }
+    }
+
+    /// The request as MHD parsed it: every header, query argument and cookie, decoded.
+    private func parsedRequest(_ connection: OpaquePointer, method: String, path: String) -> HTTPRequest {
+        var request = HTTPRequest(method: method, path: path)
+        withUnsafeMutablePointer(to: &request) { pointer in
+            for kind in [MHD_ValueKind.HEADER_KIND, .GET_ARGUMENT_KIND, .COOKIE_KIND] {
+                _ = mhd.MHD_get_connection_values_n(connection, kind, collectValue, UnsafeMutableRawPointer(pointer))
+            }
+        }
+        return request
     }
 
     fileprivate func handle(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>, _ method: UnsafePointer<CChar>,
                             _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>,
                             _ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        var request = HTTPRequest(method: String(cString: method), path: String(cString: url), connection: connection, mhd: mhd)
         guard let existing = state.pointee else {
             // First call: only the headers are in.
+            let request = parsedRequest(connection, method: String(cString: method), path: String(cString: url))
             if let answer = handler.admit(request) { return queue(answer, on: connection) }
-            let pending = PendingRequest()
+            let pending = PendingRequest(request)
             pending.upload = handler.upload(for: request)
             if pending.upload == nil, let length = request.header("Content-Length").flatMap(Int.init), length > handler.bodyLimit {
                 return queue(Self.tooLarge(handler.bodyLimit), on: connection)
@@ -235,8 +168,8 @@ public final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         if pending.tooLarge { return queue(Self.tooLarge(handler.bodyLimit), on: connection) }
-        request.body = pending.body
-        return queue(handler.respond(to: request), on: connection)
+        pending.request.body = pending.body
+        return queue(handler.respond(to: pending.request), on: connection)
     }
 
     /// MHD_RESPMEM_MUST_COPY: MHD keeps its own copy of a body (the enum's cases lose their names in Swift).
@@ -409,13 +342,31 @@ final class StreamReader {
 
 private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, state in
     guard let context, let connection, let url, let method, let uploadSize, let state else { return .NO }
-    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    let server = Unmanaged<HTTPListener>.fromOpaque(context).takeUnretainedValue()
     return server.handle(connection, url, method, uploadData, uploadSize, state)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { context, _, state, _ in
     guard let context else { return }
-    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().completed(state)
+    Unmanaged<HTTPListener>.fromOpaque(context).takeUnretainedValue().completed(state)
+}
+
+/// One header, query argument or cookie into the request being parsed (the context). A value with
+/// a NUL inside (`%00` decoded), or none at all (`?token`), is left out; the first of a name is kept.
+private let collectValue: MHD_KeyValueIteratorN = { context, kind, key, keySize, value, valueSize in
+    guard let context, let key, let value else { return .YES }
+    let valueBytes = UnsafeRawBufferPointer(start: value, count: valueSize)
+    guard !valueBytes.contains(0) else { return .YES }
+    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+    let text = String(decoding: valueBytes, as: UTF8.self)
+    let request = context.assumingMemoryBound(to: HTTPRequest.self)
+    switch kind {
+    case .HEADER_KIND: request.pointee.setHeader(name, text)
+    case .GET_ARGUMENT_KIND: if request.pointee.queryArguments[name] == nil { request.pointee.queryArguments[name] = text }
+    case .COOKIE_KIND: if request.pointee.cookies[name] == nil { request.pointee.cookies[name] = text }
+    default: break
+    }
+    return .YES
 }
 
 private let readStream: MHD_ContentReaderCallback = { context, _, buffer, max in
