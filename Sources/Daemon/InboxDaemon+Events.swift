@@ -35,7 +35,7 @@ extension InboxDaemon {
         var event = OutboundEvent(event: kind, time: Date(), host: outbox.host)
         event.pid = Int(getpid())
         event.summary = kind == .started ? "PDFTrapper started on \(outbox.host)" : "PDFTrapper stopping on \(outbox.host)"
-        event.key = OutboundEvent.key(kind, [outbox.host, String(getpid()), OutboundEvent.timestamp(status.started)])
+        event.key = OutboundEvent.key(kind, [outbox.host, String(getpid()), OutboundEvent.timestamp(machine.status.started)])
         if let problem = outbox.emitOrSay(event) { log.log(.warning, "pdftrapper: \(problem)") }
         delivery?.ring()
     }

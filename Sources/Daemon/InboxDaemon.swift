@@ -16,12 +16,11 @@ public final class InboxDaemon {
     var store: TargetStore
     var inbox: Inbox
     var watcher: FolderWatcher?
-    var status: DaemonStatus
-    /// The loop's clock: every periodic decision reads it (`LoopTimers`).
+    /// The loop's decisions (`DaemonLoop`): told every event with the clock's reading, it says what
+    /// to do next; this class is its runner over the real ports.
+    var machine: DaemonLoop
+    /// The loop's clock, read for every event told to the machine.
     let clock: any Clock = SystemClock()
-    /// When the loop looks again at inputs not whole yet, retries claims, pings the watchdog and
-    /// sends STATUS=.
-    var timers = LoopTimers(now: Date())
     /// The scanner agent, when the config has `[[scanner]]` entries.
     var scanners: ScannerSupervisor?
     /// Held while the daemon runs: one daemon per state folder.
@@ -106,7 +105,8 @@ public final class InboxDaemon {
         inbox = Inbox(config: config, store: store, instance: Self.instance(config))
         editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, environment: environment),
                                   openStore: { try InboxDaemon.openStore($0, revisions: feed) })
-        status = DaemonStatus(pid: getpid(), started: clock.now(), folders: [:])
+        machine = DaemonLoop(status: DaemonStatus(pid: getpid(), started: clock.now(), folders: [:]),
+                             settings: Self.loopSettings(config, notifier), now: clock.now())
         // Said before any job starts, so that what the jobs announce never comes before it.
         announce(.started)
         for line in store.log { log.log(.warning, line) }
@@ -123,38 +123,17 @@ public final class InboxDaemon {
         }
     }
 
+    /// The runner: reads the ports (signals, the watcher), tells the machine what happened and
+    /// does what it answers, until it answers `stop`.
     private func loop() -> ExitCode {
         ocrWorkers = OCRWorkers(config: config, openStore: { [revisions] in try InboxDaemon.openStore($0, revisions: revisions) })
-        status.state = "idle"
-        saveStatus()
-        notifier.notify("READY=1\nSTATUS=\(statusLine)")
+        tell(.started)
         startDelivery()
         while true {
             for request in signals.pending() {
-                switch request {
-                case .stop:
-                    notifier.notify("STOPPING=1")
-                    // Said before anything stops, so a kill while stopping cannot lose it.
-                    announce(.stopping)
-                    scanners?.stop()
-                    // The scripts in hand are stopped at once (each is one revision, or nothing: the
-                    // journal rolls back what one had half-written); they stay claimed for the next
-                    // start. OCR in hand stays queued.
-                    // Saves the workspace has in hand end with the workers (it answers 503), so its
-                    // connections are free to close.
-                    editWorkers.stop()
-                    live.stop()
-                    companion?.stop()
-                    reportEditScripts()
-                    ocrWorkers?.stop()
-                    stopDelivery()
-                    status.state = "stopped"
-                    saveStatus()
-                    log.log(.info, "pdftrapper: stopping")
-                    return .ok
-                case .reload:
-                    reload()
-                }
+                let actions = machine.handle(.signal(request), now: clock.now())
+                if actions.contains(.stop) { return stop() }
+                perform(actions)
             }
             guard let watcher else {
                 // The watch could not be set up again after a reload: keep trying, without spinning.
@@ -162,39 +141,79 @@ public final class InboxDaemon {
                 do { try startWatching() } catch { log.log(.error, "pdftrapper: \(error)") }
                 continue
             }
-            var entries = watcher.next(timeout: 0.5)
-            // Edit scripts, each one revision of its target: in arrival order per target, targets side by side.
-            let scripts = entries.filter { $0.root == config.edits.path }
-            entries.removeAll { $0.root == config.edits.path }
-            // Links, FIFOs and sockets too: each is refused and filed in failed/ with the reason.
-            for script in scripts {
-                editWorkers.submit(path: script.path, relativePath: script.relativePath, config: config)
+            let found = watcher.next(timeout: 0.5).map {
+                DaemonLoop.Found(root: $0.root, path: $0.path, relativePath: $0.relativePath, isRegularFile: $0.kind == .file)
             }
-            reportEditScripts()
-            status.queue = entries.count
-            // A stop waits for the revision in hand, not for the whole backlog.
-            for chunk in stride(from: 0, to: entries.count, by: Inbox.revisionLimit) {
-                status.queue = entries.count - chunk
-                let arrivals = entries[chunk..<min(entries.count, chunk + Inbox.revisionLimit)].map {
-                    Inbox.Arrival(path: $0.path, relativePath: $0.relativePath, isRegularFile: $0.kind == .file)
-                }
+            tell(.found(found))
+        }
+    }
+
+    /// What happened, told to the machine; what it answers is done at once.
+    private func tell(_ event: DaemonLoop.Event) {
+        perform(machine.handle(event, now: clock.now()))
+    }
+
+    private func report(_ outcome: JobOutcome) { tell(.outcome(outcome)) }
+
+    /// Does what the machine decided; what that brings about (outcomes, a chunk done, inputs gone,
+    /// the scanner's words) is told to it in turn.
+    private func perform(_ actions: [DaemonLoop.Action]) {
+        for action in actions {
+            switch action {
+            case .stop: break  // the loop returns (`stop()`) when a signal's answer holds it
+            case .reload: reload()
+            case .submitEdit(let path, let relativePath): editWorkers.submit(path: path, relativePath: relativePath, config: config)
+            case .collectEdits: reportEditScripts()
+            case .take(let arrivals):
                 for outcome in inbox.take(arrivals) { report(outcome) }
                 reportStoreLog()
                 ocrWorkers?.poke()
-                if signals.peekStop() { break }
+                tell(.chunkTaken(stopPending: signals.peekStop()))
+            case .lookAgain(let arrivals):
+                // A writer that resumes is seen by its own events too; this catches the one whose events were missed.
+                let outcomes = inbox.take(arrivals)
+                for outcome in outcomes { report(outcome) }
+                tell(.gone(arrivals.map(\.relativePath).filter { input in !outcomes.contains { $0.input == input } }))
+            case .commitScan(let folder): commitScan(folder)
+            case .collectScanner: for event in scanners?.events() ?? [] { tell(.scanner(event)) }
+            case .expireHeld: for outcome in inbox.expireHeld() { report(outcome) }
+            case .collectOCR: reportOCR()
+            case .retryClaims:
+                // Inputs whose job hit a temporary problem wait among the claims.
+                for outcome in inbox.recoverClaims() { report(outcome) }
+                for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
+            case .log(let level, let text, let fields): log.log(level, text, fields: fields)
+            case .notify(let state): notifier.notify(state)
+            case .saveStatus: saveStatus()
             }
-            status.queue = 0
-            if !entries.isEmpty {
-                saveStatus()
-                notifier.notify("STATUS=\(statusLine)")
-            }
-            lookAgainAtWaiting()
-            takeScans()
-            for outcome in inbox.expireHeld() { report(outcome) }
-            reportOCR()
-            retryClaimsNowAndThen()
-            pingWatchdog()
         }
+    }
+
+    /// SIGTERM or SIGINT.
+    private func stop() -> ExitCode {
+        notifier.notify("STOPPING=1")
+        // Said before anything stops, so a kill while stopping cannot lose it.
+        announce(.stopping)
+        scanners?.stop()
+        // The scripts in hand are stopped at once (each is one revision, or nothing: the journal
+        // rolls back what one had half-written); they stay claimed for the next start. OCR in hand
+        // stays queued. Saves the workspace has in hand end with the workers (it answers 503), so
+        // its connections are free to close.
+        editWorkers.stop()
+        live.stop()
+        companion?.stop()
+        reportEditScripts()
+        ocrWorkers?.stop()
+        stopDelivery()
+        tell(.stopped)
+        log.log(.info, "pdftrapper: stopping")
+        return .ok
+    }
+
+    /// What the loop needs of `config`.
+    static func loopSettings(_ config: Config, _ notifier: ServiceNotifier) -> DaemonLoop.Settings {
+        DaemonLoop.Settings(inboxPath: config.inbox.path, editsRoot: config.edits.path, rescanSeconds: config.inbox.rescanSeconds,
+                            watchdogMicroseconds: notifier.watchdogMicroseconds)
     }
 
     /// SIGHUP: a new config replaces the old only when it is valid; otherwise every problem is logged
@@ -207,9 +226,7 @@ public final class InboxDaemon {
             // Everything new is built first; only then does it replace what runs.
             let freshStore = try Self.openStore(fresh, revisions: revisions)
             var freshInbox = Inbox(config: fresh, store: freshStore, instance: Self.instance(fresh))
-            let watchesChanged = fresh.inbox.path != config.inbox.path || fresh.inbox.watch != config.inbox.watch
-                || fresh.edits.path != config.edits.path
-                || fresh.inbox.settleSeconds != config.inbox.settleSeconds || fresh.inbox.ignore != config.inbox.ignore
+            let watchesChanged = DaemonLoop.watchesChanged(from: config, to: fresh)
             if watchesChanged {
                 // Inputs claimed from the old inbox are finished under the old config before its watch ends.
                 for outcome in inbox.recoverClaims() { report(outcome) }
@@ -233,17 +250,13 @@ public final class InboxDaemon {
         } catch {
             log.log(.error, "pdftrapper: reload failed, keeping the running config: \(error)")
         }
-        notifier.notify("READY=1\nSTATUS=\(statusLine)")
+        tell(.reloaded(Self.loopSettings(config, notifier)))
     }
 
     /// The workspace serves the folders and `[web]` of the config it started with: a reload that
     /// changes them starts it anew (open pages reconnect by themselves).
     private func restartCompanion(ifChangedFrom old: Config, to fresh: Config) {
-        guard let starter = companionStarter else { return }
-        let served: (Config) -> [String] = {
-            [$0.library.root, $0.edits.path, $0.signatures.path, $0.daemon.stateDir, $0.inbox.quarantine, "\($0.web.map { "\($0)" } ?? "")"]
-        }
-        guard served(old) != served(fresh) else { return }
+        guard let starter = companionStarter, DaemonLoop.servedChanged(from: old, to: fresh) else { return }
         live.stop()
         companion?.stop()
         companion = nil
@@ -272,57 +285,8 @@ public final class InboxDaemon {
         let log = self.log
         watcher.log = { log.log(.notice, "pdftrapper: \($0)") }
         for line in try watcher.start() { log.log(.info, "pdftrapper: \(line)") }
-        status.folders = watcher.modes
+        tell(.watching(watcher.modes))
         self.watcher = watcher
-    }
-
-    private func report(_ outcome: JobOutcome) {
-        var fields = [EventField.input: outcome.input]
-        if let target = outcome.target { fields[EventField.target] = target }
-        if let rule = outcome.rule { fields[EventField.rule] = rule }
-        if let end = outcome.end { fields[EventField.end] = String(end) }
-        let level: LogLevel = switch outcome.result {
-        case .ingested, .duplicate, .held, .waiting, .edit, .ocr: .info
-        case .noRule, .takenElsewhere: .notice
-        case .quarantined, .retryLater: .warning
-        }
-        // A retry that fails for the same reason again is one episode: said once, not every 30 s.
-        var retrying = status.retrying ?? [:]
-        var again = outcome.result == .retryLater && retrying[outcome.input] == outcome.reason
-        if outcome.result == .retryLater { retrying[outcome.input] = outcome.reason ?? "" } else { retrying[outcome.input] = nil }
-        status.retrying = retrying.isEmpty ? nil : retrying
-        // So is the wait for a file that is not whole yet; it is looked at again, less and less often.
-        var waits = status.waiting ?? [:]
-        if outcome.result == .waiting {
-            again = timers.notWhole(outcome.input, now: clock.now())
-            waits[outcome.input] = outcome.reason ?? ""
-        } else {
-            timers.done(outcome.input)
-            waits[outcome.input] = nil
-        }
-        status.waiting = waits.isEmpty ? nil : waits
-        log.log(again ? .debug : level, outcome.summary + (outcome.result == .ingested ? outcome.reason.map { " (\($0))" } ?? "" : ""),
-                fields: fields)
-        if !again { status.record(outcome) }
-        // systemd wants a status line, not a stream of them: at most one a second.
-        if timers.statusDue(now: clock.now()) { notifier.notify("STATUS=\(statusLine)") }
-    }
-
-    /// Files that were not whole yet, whose time to be looked at again has come (a writer that
-    /// resumes is seen by its own events too; this catches the one whose events were missed).
-    private func lookAgainAtWaiting() {
-        let due = timers.dueInputs(now: clock.now())
-        guard !due.isEmpty else { return }
-        let arrivals = due.map { Inbox.Arrival(path: config.inbox.path + "/" + $0, relativePath: $0, isRegularFile: true) }
-        let outcomes = inbox.take(arrivals)
-        for outcome in outcomes { report(outcome) }
-        // Gone meanwhile (taken by another daemon, deleted): no longer waited for.
-        for input in due where !outcomes.contains(where: { $0.input == input }) {
-            timers.done(input)
-            status.waiting?[input] = nil
-        }
-        if status.waiting?.isEmpty == true { status.waiting = nil }
-        saveStatus()
     }
 
     /// Repairs and roll-backs the engine did while it worked.
@@ -331,23 +295,16 @@ public final class InboxDaemon {
         store.log.removeAll()
     }
 
-    /// Inputs whose job hit a temporary problem wait among the claims; try them again now and then.
-    private func retryClaimsNowAndThen() {
-        guard timers.claimRetryDue(now: clock.now(), rescanSeconds: config.inbox.rescanSeconds) else { return }
-        for outcome in inbox.recoverClaims() { report(outcome) }
-        for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
-    }
-
     private func reportOCR() {
         for line in ocrWorkers?.finished() ?? [] {
             log.log(line.failed ? .warning : .info, line.text)
-            status.record(JobOutcome(input: "ocr", result: .ocr, reason: line.text.replacingOccurrences(of: "pdftrapper: ", with: "")))
-            saveStatus()
+            tell(.recorded([JobOutcome(input: "ocr", result: .ocr, reason: line.text.replacingOccurrences(of: "pdftrapper: ", with: ""))], tell: false))
         }
     }
 
     private func reportEditScripts() {
         let finished = editWorkers.finished()
+        var recorded: [JobOutcome] = []
         for script in finished where !script.outcome.takenElsewhere {
             for line in script.storeLog { log.log(.warning, "pdftrapper: \(line)") }
             let outcome = script.outcome
@@ -357,8 +314,8 @@ public final class InboxDaemon {
                 fields[EventField.end] = String(applied.end)
             }
             log.log(outcome.applied == nil ? .warning : .info, "pdftrapper: edit script " + outcome.summary, fields: fields)
-            status.record(JobOutcome(input: script.relativePath, result: .edit, target: outcome.applied?.target,
-                                     end: outcome.applied?.end, reason: outcome.summary))
+            recorded.append(JobOutcome(input: script.relativePath, result: .edit, target: outcome.applied?.target,
+                                       end: outcome.applied?.end, reason: outcome.summary))
             if let applied = outcome.applied {
                 // A page cut again lost its text layer, and is queued to be read again.
                 if applied.operations.contains("reframe") { ocrWorkers?.poke() }
@@ -367,10 +324,7 @@ public final class InboxDaemon {
                 for problem in outcome.problems.dropFirst() { log.log(.warning, "pdftrapper:   \(problem)") }
             }
         }
-        if !finished.isEmpty {
-            saveStatus()
-            notifier.notify("STATUS=\(statusLine)")
-        }
+        tell(.recorded(recorded, tell: true))
     }
 
     /// Scans go in through the same store as the inbox, in this loop, so they never interleave with
@@ -379,33 +333,19 @@ public final class InboxDaemon {
         ScanCommit(config: config, store: store)
     }
 
-    /// What the scanner agent said: its status for systemd, and whole batches to append.
-    private func takeScans() {
-        guard let scanners else { return }
-        for event in scanners.events() {
-            switch event {
-            case .status(let text):
-                status.state = text
-                saveStatus()
-                notifier.notify("STATUS=\(text)")
-            case .idle:
-                status.state = "idle"
-                saveStatus()
-                notifier.notify("STATUS=\(statusLine)")
-            case .batch(let folder):
-                guard let batch = ScanSpool(stateDir: config.daemon.stateDir).take(folder) else {
-                    // The periodic recovery may have appended it already, between the agent's word and now.
-                    if FileManager.default.fileExists(atPath: folder) {
-                        log.log(.error, "pdftrapper: scan batch \(folder) is held by another process")
-                    }
-                    continue
-                }
-                report(scanCommit.commit(batch))
-                reportStoreLog()
-                ocrWorkers?.poke()
-                saveStatus()
+    /// A whole batch the scanner agent released, appended in this loop.
+    private func commitScan(_ folder: String) {
+        guard let batch = ScanSpool(stateDir: config.daemon.stateDir).take(folder) else {
+            // The periodic recovery may have appended it already, between the agent's word and now.
+            if FileManager.default.fileExists(atPath: folder) {
+                log.log(.error, "pdftrapper: scan batch \(folder) is held by another process")
             }
+            return
         }
+        report(scanCommit.commit(batch))
+        reportStoreLog()
+        ocrWorkers?.poke()
+        saveStatus()
     }
 
     /// An agent runs while the config binds scanner buttons; a reload tells it about the new config.
@@ -444,21 +384,8 @@ public final class InboxDaemon {
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private func pingWatchdog() {
-        if timers.watchdogDue(now: clock.now(), microseconds: notifier.watchdogMicroseconds) { notifier.notify("WATCHDOG=1") }
-    }
-
-    private var statusLine: String {
-        let last = status.recent.last.map { "; last: \($0.summary)" } ?? ""
-        let retrying = status.retrying.map { "; retrying \($0.count): \($0.values.sorted().first ?? "")" } ?? ""
-            + (status.waiting.map { waits in
-                waits.sorted { $0.key < $1.key }.map { "; waiting: \($0.key) \($0.value)" }.joined()
-            } ?? "")
-        return "watching \(status.folders.count) folder\(status.folders.count == 1 ? "" : "s"); queue \(status.queue)\(retrying)\(last)"
-            .replacingOccurrences(of: "\n", with: " ")
-    }
-
     private func saveStatus() {
+        var status = machine.status
         status.updated = clock.now()
         // Fronts held for their back pass, until when.
         var held: [String: Date] = [:]

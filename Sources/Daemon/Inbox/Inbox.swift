@@ -52,7 +52,7 @@ public struct Inbox {
     var openBatches: OpenBatches { OpenBatches(config: config, files: files, folders: store.folders) }
 
     /// An entry the watcher handed over.
-    public struct Arrival: Sendable {
+    public struct Arrival: Sendable, Equatable {
         public var path: String
         public var relativePath: String
         public var isRegularFile: Bool
