@@ -196,11 +196,8 @@ final class WorkspaceUpload: HTTPUpload {
         // inbox can see the file, and never another upload's. The rename (RENAME_NOREPLACE) gives
         // the file that name only if nothing has it: a file a sync tool put there meanwhile leaves
         // it to the next number, and the request made for it goes.
-        var number = 1
-        while true {
-            let wanted = number == 1 ? name : FileName.numbered(name, number)
+        for wanted in FileName.candidates(name) {
             let relative = UploadRequest.inboxFolder + "/" + wanted
-            number += 1
             guard !inbox.exists(folder + "/" + wanted), try request.create(stateDir: state, relativePath: relative) else { continue }
             guard trapper_renameat2(directory, (temporary as NSString).lastPathComponent, directory, wanted, UInt32(RENAME_NOREPLACE)) == 0 else {
                 let code = errno
@@ -212,6 +209,7 @@ final class WorkspaceUpload: HTTPUpload {
             try inbox.syncFolder(folder)
             return answer(name: relative, sha256: hex, duplicate: false)
         }
+        preconditionFailure("FileName.candidates never ends")
     }
 
     /// The first `count` bytes of the file written so far (for a header past the first 64 KiB).

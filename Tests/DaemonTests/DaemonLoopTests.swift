@@ -1,6 +1,7 @@
 @testable import Daemon
 import Foundation
 import Testing
+import TestSupport
 import TrapperCore
 
 /// The daemon's loop as a value, driven on scripted events and clock readings: the order of a
@@ -163,28 +164,15 @@ import TrapperCore
     }
 
     @Test func aReloadMakesTheWatchAndTheWorkspaceAnewOnlyWhenTheyChange() throws {
-        func config(_ extra: String, web: String = "127.0.0.1:8080") throws -> Config {
-            let text = """
-                [daemon]
-                state_dir = "state"
-                [library]
-                root = "library"
-                [inbox]
-                path = "inbox"
-                \(extra)
-                [web]
-                listen = "\(web)"
-                [[rule]]
-                name = "all"
-                target = "A.pdf"
-                """
+        func config(settle: String, _ extra: String = "", web: String = "127.0.0.1:8080") throws -> Config {
+            let text = TestConfig.folders(settle: settle, inbox: extra) + "[web]\nlisten = \"\(web)\"\n[[rule]]\nname = \"all\"\ntarget = \"A.pdf\"\n"
             return try ConfigParser.parse(Array(text.utf8), file: "/srv/config.toml", environment: [:])
         }
-        let base = try config("settle = \"1s\"")
-        #expect(!DaemonLoop.watchesChanged(from: base, to: try config("settle = \"1s\"")))
-        #expect(DaemonLoop.watchesChanged(from: base, to: try config("settle = \"2s\"")))
-        #expect(DaemonLoop.watchesChanged(from: base, to: try config("settle = \"1s\"\nignore = [\"*.tmp\"]")))
-        #expect(!DaemonLoop.servedChanged(from: base, to: try config("settle = \"2s\"")))
-        #expect(DaemonLoop.servedChanged(from: base, to: try config("settle = \"1s\"", web: "127.0.0.1:9090")))
+        let base = try config(settle: "1s")
+        #expect(!DaemonLoop.watchesChanged(from: base, to: try config(settle: "1s")))
+        #expect(DaemonLoop.watchesChanged(from: base, to: try config(settle: "2s")))
+        #expect(DaemonLoop.watchesChanged(from: base, to: try config(settle: "1s", "ignore = [\"*.tmp\"]")))
+        #expect(!DaemonLoop.servedChanged(from: base, to: try config(settle: "2s")))
+        #expect(DaemonLoop.servedChanged(from: base, to: try config(settle: "1s", web: "127.0.0.1:9090")))
     }
 }

@@ -212,4 +212,12 @@ import Testing
         #expect(FileName.temporary(for: stem + ".pdf", tag: ".tmp-1").utf8.count == 255)
         #expect(FileName.fittedPath("a/" + stem + ".pdf").hasSuffix(".pdf"))
     }
+
+    @Test func theNamesToTryForANewFileAreTheNameThenNumberedOnesEachFitted() {
+        #expect(Array(FileName.candidates("scan.jpg").prefix(4)) == ["scan.jpg", "scan-2.jpg", "scan-3.jpg", "scan-4.jpg"])
+        let stem = String(repeating: "b", count: 300)
+        // Room kept for a note's suffix: every candidate stays within 255 bytes less it.
+        #expect(FileName.candidates(stem + ".png", reserve: 10).prefix(12).allSatisfy { $0.utf8.count <= 245 && $0.hasSuffix(".png") })
+        #expect(Array(FileName.candidates(stem + ".png", reserve: 10).prefix(12)).last?.hasSuffix("-12.png") == true)
+    }
 }

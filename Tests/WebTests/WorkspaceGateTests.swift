@@ -23,16 +23,7 @@ import TrapperCore
         try TextPDF.make(scratch.path + "/library/letters/one.pdf", lines: [(x: 40, y: 200, size: 20, text: "Hello")])
         // A PDF outside the library, which no path may reach.
         try TextPDF.make(scratch.path + "/secret.pdf", lines: [(x: 40, y: 200, size: 20, text: "Secret")])
-        let text = """
-        [daemon]
-        state_dir = "state"
-        [library]
-        root = "library"
-        [inbox]
-        path = "inbox"
-        [web]
-        listen = "127.0.0.1:8080"
-        """
+        let text = TestConfig.folders() + "[web]\nlisten = \"127.0.0.1:8080\"\n"
         let config = try ConfigParser.parse(Array(text.utf8), file: scratch.path + "/config.toml", environment: [:])
         workspace = try Workspace(config: config, edits: EditWorkers(environment: [:]))
         token = String(decoding: try WebAccess.token(stateDir: config.daemon.stateDir), as: UTF8.self)

@@ -274,15 +274,15 @@ public final class FolderRoot: @unchecked Sendable {
         let (folder, wanted) = try to.parent(of: destination, create: true)
         defer { close(folder) }
         let base = (destination as NSString).deletingLastPathComponent
-        var name = FileName.fitted(wanted, reserve: reserve)
-        var number = 2
-        while trapper_renameat2(sourceFolder, sourceName, folder, name, UInt32(RENAME_NOREPLACE)) != 0 {
-            guard errno == EEXIST else {
-                throw Durable.Failure(step: "rename", path: base + "/" + name, code: errno)
+        var moved: String?
+        for name in FileName.candidates(wanted, reserve: reserve) {
+            if trapper_renameat2(sourceFolder, sourceName, folder, name, UInt32(RENAME_NOREPLACE)) == 0 {
+                moved = name
+                break
             }
-            name = FileName.numbered(wanted, number, reserve: reserve)
-            number += 1
+            guard errno == EEXIST else { throw Durable.Failure(step: "rename", path: base + "/" + name, code: errno) }
         }
+        let name = moved!
         guard durable else { return base + "/" + name }
         try to.syncFolder(base)
         if from.path != to.path || (source as NSString).deletingLastPathComponent != base {

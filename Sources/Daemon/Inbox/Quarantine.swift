@@ -95,15 +95,11 @@ public struct Quarantine: Sendable {
     private func freeName(_ wanted: String, from relativePath: String) throws(Durable.Failure) -> String {
         let folderPath = (wanted as NSString).deletingLastPathComponent
         let name = (wanted as NSString).lastPathComponent
-        var candidate = FileName.fitted(name, reserve: Self.noteSuffix.utf8.count)
-        var number = 2
-        while folders.exists(folderPath + "/" + candidate)
-            || (folders.exists(folderPath + "/" + candidate + Self.noteSuffix) && !isLeftOver(folderPath + "/" + candidate, from: relativePath))
-        {
-            candidate = FileName.numbered(name, number, reserve: Self.noteSuffix.utf8.count)
-            number += 1
+        let free = FileName.candidates(name, reserve: Self.noteSuffix.utf8.count).first { candidate in
+            let placed = folderPath + "/" + candidate
+            return !folders.exists(placed) && (!folders.exists(placed + Self.noteSuffix) || isLeftOver(placed, from: relativePath))
         }
-        return folderPath + "/" + candidate
+        return folderPath + "/" + free!
     }
 
     /// A note without its file, written for the same input: an earlier try cut short.

@@ -23,6 +23,14 @@ public enum FileName {
         fitted(name, suffix: "-\(number)", reserve: reserve)
     }
 
+    /// The names to try, in order, for a new file that must not replace one already there: `name`
+    /// fitted, then `NAME-2`, `NAME-3`, ... Each place that makes a new name (a move that never
+    /// replaces, the quarantine, an upload) tries them with its own atomic step (a rename without
+    /// replacing, an exclusive create) and takes the first that succeeds.
+    public static func candidates(_ name: String, reserve: Int = 0) -> some Sequence<String> {
+        (1...).lazy.map { $0 == 1 ? fitted(name, reserve: reserve) : numbered(name, $0, reserve: reserve) }
+    }
+
     /// A hidden temporary name beside `name`: `.NAME` then `tag`, the name cut so the whole fits.
     public static func temporary(for name: String, tag: String) -> String {
         "." + fitted(name, reserve: 1 + tag.utf8.count) + tag
