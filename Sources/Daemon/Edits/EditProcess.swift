@@ -43,16 +43,8 @@ struct EditProcess {
         } catch {
             return .failed(error.description)
         }
-        // What the child writes on stdout is read as it comes, so a long report never blocks it: by
-        // a thread of its own blocked in read(2).
-        let collected = Collected()
-        let output = child.output!
-        let reading = DispatchSemaphore(value: 0)
-        Thread {
-            collected.read(output)
-            close(output)
-            reading.signal()
-        }.start()
+        // What the child writes on stdout is read as it comes, so a long report never blocks it.
+        let report = child.collectOutput()
         // The config, at most 1 MiB (ConfigLoader.maxBytes); the child reads it first thing.
         child.sendInput(handOver ? config.source : [])
         let deadline = ChildProcess.monotonic() + seconds
@@ -63,36 +55,12 @@ struct EditProcess {
         }
         child.kill()
         // The child is gone, and its end of the pipe with it: the read ends.
-        reading.wait()
+        report.waitForEnd()
         guard let ended else { return stopped ? .stopped : .overran(seconds: seconds) }
-        guard case .exited = ended, let finished = try? JSONDecoder().decode(EditWorkers.Finished.self, from: collected.data) else {
+        guard case .exited = ended, let finished = try? JSONDecoder().decode(EditWorkers.Finished.self, from: Data(report.bytes)) else {
             return .failed("the edit worker \(ended) without a report")
         }
         return .finished(finished)
-    }
-
-    /// Bytes gathered from the child's stdout on the reading thread.
-    private final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var bytes = Data()
-
-        func read(_ fd: Int32) {
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = Glibc.read(fd, &buffer, buffer.count)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return }
-                lock.lock()
-                bytes.append(contentsOf: buffer[0..<count])
-                lock.unlock()
-            }
-        }
-
-        var data: Data {
-            lock.lock()
-            defer { lock.unlock() }
-            return bytes
-        }
     }
 }
 

@@ -22,24 +22,18 @@ enum HookCommand {
         } catch {
             return .retry(error.description)
         }
-        let output = child.output!
         // Written and read on threads of their own: a hook that does not read its input, or prints
-        // a lot, never blocks the delivery.
+        // a lot, never blocks the delivery. The first 64 KiB of what it prints are kept.
         child.sendInput(body)
-        let printed = Printed()
-        let reading = DispatchSemaphore(value: 0)
-        Thread {
-            printed.read(output)
-            close(output)
-            reading.signal()
-        }.start()
+        let printed = child.collectOutput(limit: 65536)
         // Its process group goes with it (a shell's children, a background job holding its output
         // open), whether it ran past its time or not.
         let ending = child.ending(before: ChildProcess.monotonic() + subscriber.timeoutSeconds, every: 0.02)
         child.kill()
         // A child it left behind may hold the output open: its output is what came within a second.
-        _ = reading.wait(timeout: .now() + 1)
-        for line in printed.lines.prefix(20) {
+        printed.waitForEnd(seconds: 1)
+        let lines = String(decoding: printed.bytes, as: UTF8.self).split(whereSeparator: \.isNewline).map { String($0).oneLine }
+        for line in lines.prefix(20) {
             log.log(.info, "pdftrapper: notify \(subscriber.name): \(program): \(line)")
         }
         switch ending {
@@ -47,32 +41,8 @@ enum HookCommand {
         case .killed(let signal): return .retry("\(program) was killed by signal \(signal)")
         case .exited(0): return .delivered("\(program) exited 0")
         case .exited(let code):
-            let said = "\(program) exited \(code)" + (printed.lines.last.map { ": \($0)" } ?? "")
+            let said = "\(program) exited \(code)" + (lines.last.map { ": \($0)" } ?? "")
             return (64...78).contains(code) && code != 75 ? .refused(said) : .retry(said)
-        }
-    }
-
-    /// What the hook printed, read on its own thread; the first 64 KiB.
-    private final class Printed: @unchecked Sendable {
-        private let lock = NSLock()
-        private var bytes: [UInt8] = []
-
-        func read(_ fd: Int32) {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = Glibc.read(fd, &buffer, buffer.count)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return }
-                lock.lock()
-                if bytes.count < 65536 { bytes += buffer.prefix(min(count, 65536 - bytes.count)) }
-                lock.unlock()
-            }
-        }
-
-        var lines: [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).map { String($0).oneLine }
         }
     }
 }
