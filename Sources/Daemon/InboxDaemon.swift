@@ -9,8 +9,10 @@ import Watching
 public final class InboxDaemon {
     let configPath: String
     let environment: [String: String]
-    let notifier = ServiceNotifier()
-    var signals: Signals
+    /// The runner's ports beside the clock: systemd's notify socket and the signals (a test's
+    /// script and record in `DaemonRunnerTests`).
+    let notifier: any ServiceManager
+    var signals: any SignalSource
     var log: any EventLog
     var config: Config
     var store: TargetStore
@@ -44,10 +46,15 @@ public final class InboxDaemon {
     /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
     /// `companion` starts what serves beside the daemon (the workspace) once the daemon is set up.
     public static func run(configPath: String, environment: [String: String], companion: CompanionStarter? = nil) -> ExitCode {
-        let signals = Signals()
+        run(configPath: configPath, environment: environment, signals: Signals(), notifier: ServiceNotifier(), companion: companion)
+    }
+
+    /// The same, hearing `signals` and telling `notifier`.
+    static func run(configPath: String, environment: [String: String], signals: any SignalSource, notifier: any ServiceManager,
+                    companion: CompanionStarter? = nil) -> ExitCode {
         let daemon: InboxDaemon
         do {
-            daemon = try InboxDaemon(configPath: configPath, environment: environment, signals: signals)
+            daemon = try InboxDaemon(configPath: configPath, environment: environment, signals: signals, notifier: notifier)
         } catch {
             return error
         }
@@ -65,10 +72,11 @@ public final class InboxDaemon {
         return daemon.loop()
     }
 
-    init(configPath: String, environment: [String: String], signals: Signals) throws(ExitCode) {
+    init(configPath: String, environment: [String: String], signals: any SignalSource, notifier: any ServiceManager) throws(ExitCode) {
         self.configPath = configPath
         self.environment = environment
         self.signals = signals
+        self.notifier = notifier
         let feed = RevisionFeed()
         revisions = feed
         live = LiveFollowUp(feed)
@@ -211,7 +219,7 @@ public final class InboxDaemon {
     }
 
     /// What the loop needs of `config`.
-    static func loopSettings(_ config: Config, _ notifier: ServiceNotifier) -> DaemonLoop.Settings {
+    static func loopSettings(_ config: Config, _ notifier: any ServiceManager) -> DaemonLoop.Settings {
         DaemonLoop.Settings(inboxPath: config.inbox.path, editsRoot: config.edits.path, rescanSeconds: config.inbox.rescanSeconds,
                             watchdogMicroseconds: notifier.watchdogMicroseconds)
     }

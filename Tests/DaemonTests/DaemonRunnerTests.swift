@@ -1,0 +1,69 @@
+@testable import Daemon
+import Foundation
+import Testing
+import TestSupport
+
+/// The daemon loop's runner in this process, on real folders, inotify and files, with its other
+/// ports scripted: signals that ask for a reload and then a stop once a page has landed, and a
+/// service manager that records what systemd would hear. No notify socket, no signal sent.
+@Suite struct DaemonRunnerTests {
+    /// Signals by script: each poll asks `next` what has arrived.
+    final class ScriptedSignals: SignalSource, @unchecked Sendable {
+        let next: (Int) -> [Signals.Request]
+        var polls = 0
+        init(_ next: @escaping (Int) -> [Signals.Request]) { self.next = next }
+        func pending() -> [Signals.Request] {
+            polls += 1
+            return next(polls)
+        }
+        func peekStop() -> Bool { false }
+    }
+
+    /// What the runner tells systemd, kept in order.
+    final class RecordingManager: ServiceManager, @unchecked Sendable {
+        private let lock = NSLock()
+        private var said: [String] = []
+        let watchdogMicroseconds: UInt64? = 2_000_000
+        func notify(_ state: String) -> Bool {
+            lock.withLock { said.append(state) }
+            return true
+        }
+        var messages: [String] { lock.withLock { said } }
+    }
+
+    @Test func aDroppedPageLandsAReloadAndAStopAreHeardAndSystemdIsToldEachStep() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders(settle: "100ms") + "[[rule]]\nname = \"all\"\ntarget = \"A.pdf\"\n")
+        try FileManager.default.createDirectory(atPath: scratch.path + "/inbox", withIntermediateDirectories: true)
+        try TestImages.make(scratch.path + "/inbox/a.png", width: 120)
+        let manager = RecordingManager()
+        let target = scratch.path + "/library/A.pdf"
+        var reloadedAt: Int?
+        let signals = ScriptedSignals { poll in
+            // Once the page is in and said, a reload; a few rounds later, a stop (or after about a
+            // minute whatever happened, so that a broken runner fails rather than hangs).
+            if poll > 120 { return [.stop] }
+            guard FileManager.default.fileExists(atPath: target), manager.messages.contains(where: { $0.contains("a.png: 1 page into") })
+            else { return [] }
+            guard let reloaded = reloadedAt else {
+                reloadedAt = poll
+                return [.reload]
+            }
+            return poll >= reloaded + 2 ? [.stop] : []
+        }
+        let code = InboxDaemon.run(configPath: scratch.path + "/config.toml", environment: [:], signals: signals, notifier: manager)
+        #expect(code == .ok)
+        #expect(reloadedAt != nil, "the page landed and was said: \(manager.messages)")
+        try PDFReaders.requireAllAgree(target, pages: 1)
+
+        let said = manager.messages
+        #expect(said.first == "READY=1\nSTATUS=watching 2 folders; queue 0", "\(said)")
+        #expect(said.contains("WATCHDOG=1"))
+        let reloading = try #require(said.firstIndex { $0.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") })
+        #expect(said[reloading...].dropFirst().contains { $0.hasPrefix("READY=1\nSTATUS=watching 2 folders") })
+        #expect(said.last == "STOPPING=1")
+        let status = try #require(DaemonStatus.load(stateDir: scratch.path + "/state"))
+        #expect(status.state == "stopped")
+        #expect(status.recent.map(\.input) == ["a.png"])
+    }
+}
