@@ -39,9 +39,16 @@ public enum PDFReaders {
         return nil
     }
 
-    /// Runs `tool` with `arguments`; output goes through temporary files, so neither pipe can
-    /// fill up and stall the child.
+    /// Runs `tool` with `arguments`. Python scripts go to the long-lived interpreters of
+    /// `PythonWorkers`, everything else to a process of its own.
     public static func run(_ tool: String, _ arguments: [String], hint: String = "apt-get install it") throws -> Output {
+        if tool == "python3", find(tool) != nil, let output = PythonWorkers.run(arguments) { return output }
+        return try spawn(tool, arguments, hint: hint)
+    }
+
+    /// Runs `tool` with `arguments` as a process of its own; output goes through temporary files, so
+    /// neither pipe can fill up and stall the child.
+    static func spawn(_ tool: String, _ arguments: [String], hint: String = "apt-get install it") throws -> Output {
         guard let executable = find(tool) else { throw Failure.missingTool(tool, hint: hint) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pdfreaders-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
