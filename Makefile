@@ -15,52 +15,11 @@ deps:
 build: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-# Every test, with the real libraries, tools and files.
+# Every test, with the real libraries, tools and files: the Swift tests, power loss, damaged targets,
+# the second-writer soak, several hosts on GlusterFS, the workspace in Chromium, make install, the
+# Debian package and libFuzzer, in lanes side by side (scripts/make-test.sh says which and why).
 test: deps
-	@scripts/elapsed.sh start
-	$(SWIFT) build --build-tests
-	@scripts/elapsed.sh "swift build --build-tests"
-	# A hung test (a SANE backend's own deadlock, say) fails the run after 25 minutes instead of
-	# stalling it, and every thread's stack is printed first, to say where it hung. The output is
-	# kept, to count at the end the tests a clone without ../shared skipped.
-	bash -o pipefail -c 'scripts/with-stacks.sh 1500 $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log'
-	@scripts/elapsed.sh "swift test"
-	# Power loss (Tests/PowerLoss/README.md): the explorer's own cases, then a reduced set of the
-	# recorded paths against the debug binary (`make powerloss` explores all of them).
-	cd Tests/PowerLoss && python3 -m unittest -v test_explorer
-	timeout 900 python3 Tests/PowerLoss/powerloss.py --reduced --max-states 120 --bin $(CURDIR)/.build/debug/pdftrapper
-	@scripts/elapsed.sh "power loss"
-	# Damaged targets (a page tree pointing nowhere, no /Root, every xref entry wrong, a FIFO, ...)
-	# through ingest, the daemon and edit scripts: the old bytes, or a readable result with them kept
-	# for undo; and another program's save, which recovery never cuts.
-	cd Tests/Damaged && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_damaged test_other_programs
-	@scripts/elapsed.sh "damaged targets"
-	# Another program saving the targets (rewrites, appends, copies renamed over them, with and without
-	# flock) while the daemon ingests, edits and is killed: 75 s on a fixed seed (Tests/Soak/README.md).
-	cd Tests/Soak && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_second_writer
-	@scripts/elapsed.sh "second-writer soak"
-	# Several hosts, one library, on a real GlusterFS the test makes on 127.0.0.2: two daemons, each in
-	# a mount namespace of its own with its own FUSE client; 20 files a host in every layout, and one
-	# with kills and an undo from the other host (Tests/MultiHost/README.md). Skipped, with the
-	# reason, when not root, without /dev/fuse or when gluster cannot be started.
-	cd Tests/MultiHost && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 600 python3 -m unittest -v test_multihost
-	@scripts/elapsed.sh "several hosts"
-	# The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
-	# the debug binary: one browser for every scenario (Tests/Workspace/README.md).
-	cd Tests/Workspace && PDFTRAPPER_BIN=$(CURDIR)/.build/debug/pdftrapper timeout 900 python3 -m unittest -v test_security test_live test_browser test_phone test_upload test_slow_clients test_library test_unsaved
-	@scripts/elapsed.sh "workspace"
-	# Every parser under libFuzzer for 30 s (fuzz/README.md).
-	nice -n 5 scripts/fuzz.sh 30
-	@scripts/elapsed.sh "fuzzing"
-	# make install into a scratch DESTDIR; the Debian package built, checked by lintian, installed,
-	# checked, removed and purged.
-	scripts/test-install.sh
-	@scripts/elapsed.sh "make install"
-	scripts/build-deb.sh
-	scripts/test-deb.sh
-	@scripts/elapsed.sh "Debian package"
-	# Last, how many tests skipped because ../shared (the shared PDF corpus, toml-test) is missing.
-	@scripts/shared-skips.sh .build/swift-test.log
+	@scripts/make-test.sh
 
 demo: build
 	@scripts/demo.sh $(BIN)

@@ -5,6 +5,7 @@
 # target and the input that did it.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]        e.g. scripts/fuzz.sh 600, scripts/fuzz.sh 60 FuzzPDFTail
+#   scripts/fuzz.sh --build-only                 the build alone (make test builds while other steps run)
 #
 # FUZZ_DIR (default .build-fuzz) holds the build, the seeds, the corpora (kept between runs, so they
 # grow) and the crash inputs. Run it under `nice` on a shared machine.
@@ -42,6 +43,7 @@ if [[ " ${targets[*]} " == *" FuzzSheetVision "* ]]; then
         -lopencv_imgproc -lopencv_core -o "$bin/FuzzSheetVision" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 fi
 echo "fuzz: built in $(($(date +%s) - start)) s"
+[ "$seconds" = --build-only ] && exit 0
 
 rm -rf "$work/seeds"
 "$root/fuzz/make-seeds.sh" "$work/seeds"
