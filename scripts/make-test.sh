@@ -42,12 +42,19 @@ step() {
 
 in_suite() { (cd "Tests/$1" && shift && "$@"); }
 
-# The two builds only the last steps need, in the CPU time the tests leave.
+# The two builds only the last steps need, in the CPU time the tests leave; then make install into a
+# scratch DESTDIR; the Debian package built, checked by lintian, installed, checked, removed and
+# purged; every parser under libFuzzer for 10 s (`make fuzz` for longer; fuzz/README.md).
 (
     step release-build nice -n 19 swift build -c release --static-swift-stdlib
+    released=$?
     step fuzz-build nice -n 19 scripts/fuzz.sh --build-only
+    fuzzable=$?
+    [ "$released" = 0 ] && step make-install scripts/test-install.sh
+    [ "$released" = 0 ] && step debian-package sh -c 'scripts/build-deb.sh && scripts/test-deb.sh'
+    [ "$fuzzable" = 0 ] && step fuzzing nice -n 5 scripts/fuzz.sh 10
 ) &
-builds=$!
+packages=$!
 
 # Every Swift test, in shards (scripts/swift-tests.sh). A hung test fails the run after 25 minutes
 # instead of stalling it, and every thread's stack is printed first, to say where it hung.
@@ -80,16 +87,6 @@ suites=$!
         test_phone test_upload test_slow_clients test_library test_unsaved
 ) &
 hosts=$!
-(
-    wait "$builds" 2>/dev/null
-    # make install into a scratch DESTDIR; the Debian package built, checked by lintian, installed,
-    # checked, removed and purged; every parser under libFuzzer for 10 s (`make fuzz` for longer;
-    # fuzz/README.md).
-    [ "$(cat "$logs/release-build.status")" = 0 ] && step make-install scripts/test-install.sh
-    [ "$(cat "$logs/release-build.status")" = 0 ] && step debian-package sh -c 'scripts/build-deb.sh && scripts/test-deb.sh'
-    [ "$(cat "$logs/fuzz-build.status" 2>/dev/null)" = 0 ] && step fuzzing nice -n 5 scripts/fuzz.sh 10
-) &
-packages=$!
 wait "$suites" "$hosts" "$packages"
 
 # Last, how many tests skipped because ../shared (the shared PDF corpus, toml-test) is missing.
