@@ -67,7 +67,7 @@ let package = Package(
 
         // The operating system's part: file identity, the one file lock, shared mounts, inotify for
         // the library, and dlopen for every library opened on first use (kept out of the pure core).
-        .target(name: "System", dependencies: ["CLinux"]),
+        .target(name: "System", dependencies: ["TrapperCore", "CLinux", "CSystemd"]),
 
         // Adapters: each owns its C handles and maps C errors to Swift errors.
         .target(name: "Scanning", dependencies: ["TrapperCore", "System", "CSane"]),
@@ -85,7 +85,7 @@ let package = Package(
         // HTTP served through libmicrohttpd: requests handed over as plain values, so the workspace's
         // gate and routes are tested without a socket.
         .target(name: "HTTPServer", dependencies: ["TrapperCore", "System", "CMicroHTTPD"]),
-        .target(name: "Daemon", dependencies: ["TrapperCore", "System", "CSystemd", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient"]),
+        .target(name: "Daemon", dependencies: ["TrapperCore", "System", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient"]),
 
         // The workspace: sessions, routes, live events, over HTTPServer; its pages are in web/.
         .target(name: "Web", dependencies: ["TrapperCore", "System", "Daemon", "PDFAccess", "Imaging", "Hashing", "HTTPServer", "CLinux"]),

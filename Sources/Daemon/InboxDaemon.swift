@@ -1,5 +1,6 @@
 import Foundation
 import PDFAccess
+import System
 import TrapperCore
 import Watching
 

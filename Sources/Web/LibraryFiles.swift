@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import Glibc
 import PDFAccess
+import System
 import TrapperCore
 
 /// The library as the workspace sees it: PDFs named by their path below the root, and nothing

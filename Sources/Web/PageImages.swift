@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Imaging
 import PDFAccess
+import System
 import TrapperCore
 
 /// Page pictures for the workspace, rendered by poppler (the renderer OCR and `preview` use) and

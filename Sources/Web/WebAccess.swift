@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import Glibc
 import Hashing
+import System
 import TrapperCore
 
 /// Who may come in. A random token in the state folder (`web-token`, mode 0600) opens the door:

@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import Glibc
 import HTTPServer
+import System
 import TrapperCore
 
 /// The saved signatures: listed and shown from the signatures folder, and a new one from the

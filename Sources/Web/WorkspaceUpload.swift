@@ -6,6 +6,7 @@ import Hashing
 import HTTPServer
 import Imaging
 import PDFAccess
+import System
 import TrapperCore
 
 /// `POST /api/upload?name=NAME[&path=DOC.pdf]`: a file from the browser (a phone's camera, a

@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import PDFAccess
+import System
 import TrapperCore
 
 /// What the commands that change targets share: the engine's folder (`--state-dir`, else the

@@ -1,5 +1,6 @@
 import Daemon
 import Foundation
+import System
 import TrapperCore
 
 /// `pdftrapper ingest`: pages of images and PDFs into a target PDF, as one revision.

@@ -1,5 +1,6 @@
 import Daemon
 import Foundation
+import System
 import TrapperCore
 import Web
 

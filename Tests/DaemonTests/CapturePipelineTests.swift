@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import Glibc
 import PDFAccess
+import System
 import TestSupport
 import Testing
 import TrapperCore

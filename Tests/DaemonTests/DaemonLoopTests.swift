@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import TestSupport
+import System
 import TrapperCore
 
 /// The daemon's loop as a value, driven on scripted events and clock readings: the order of a

@@ -1,5 +1,6 @@
 @testable import Daemon
 import Foundation
+import System
 import Testing
 import TestSupport
 

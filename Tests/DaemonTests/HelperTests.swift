@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import Testing
+import System
 import TrapperCore
 
 /// Not tests on their own: the child-process halves of the tests that need one (see `Helper`).

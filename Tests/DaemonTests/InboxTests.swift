@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import PDFAccess
+import System
 import TestSupport
 import Testing
 import TrapperCore

@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import Glibc
 import Testing
+import System
 import TrapperCore
 
 @Suite struct JournalLogTests {

@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import Glibc
+import System
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// One input a way in has taken (claimed from the inbox, a scan's page file, a file named on the

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 // The pipeline's ways of touching the world, each small enough to fake in a test: scripted files

@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// The front door before the pipeline: what an arrival is as the rules see it (`RouteInput`), and

@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// The batches open now (`ingest = "batch"`), one list for every way in: the inbox and the scanner,

@@ -1,5 +1,6 @@
 import Foundation
 import PDFAccess
+import System
 import TrapperCore
 
 /// The markup ops, `signature` and `erase`: each placed on its page through the page's frame (its

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Hashing
 import PDFAccess
+import System
 import TrapperCore
 
 /// Takes one edit script from the edits folder (or `pdftrapper apply`): parse and check it, apply it

@@ -1,5 +1,6 @@
 import Foundation
 import PDFAccess
+import System
 import TrapperCore
 
 /// The saved signatures a script's `signature` op names: `NAME.png` (a picture; its transparency

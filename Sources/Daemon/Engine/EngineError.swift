@@ -1,3 +1,4 @@
+import System
 import TrapperCore
 
 /// Why a change to a target was not made. Each says what and why in one line; `exitCode` maps it to

@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// The ingest operation: every page of every input, in order, into one revision of the target,

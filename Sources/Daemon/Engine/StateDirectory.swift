@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// The engine's folder: the append journal, per-target state (the last write, the redo stack, the

@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// What the state folder remembers of one target: the last revision PDFTrapper wrote (so undo can

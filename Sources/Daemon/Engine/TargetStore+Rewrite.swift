@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PDFAccess
+import System
 import TrapperCore
 
 /// Full rewrites (a repair, a compaction) and their undo and redo. A rewrite is written beside the

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// The events outbox, in the state folder: an event is written here, durably, as part of

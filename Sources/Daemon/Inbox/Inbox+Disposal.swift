@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// Stage 8 for the inbox, and what else the pipeline asks of it as a way in: an original whose pages

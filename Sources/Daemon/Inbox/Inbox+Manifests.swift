@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// Stage 5's first step for the inbox: where claimed inputs are going is written down beside the

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// Where inputs that cannot be ingested go: the file itself, untouched, and beside it

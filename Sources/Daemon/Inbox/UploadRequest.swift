@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
 
 /// What the workspace asked for a file it wrote into the inbox (`workspace/NAME`, a photo taken on a

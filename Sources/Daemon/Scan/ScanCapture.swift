@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import PDFAccess
 import Scanning
+import System
 import TrapperCore
 
 /// Pulls every page of one scan from a device into a spooled batch. Page k is encoded and written

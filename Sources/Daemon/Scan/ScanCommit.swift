@@ -1,5 +1,6 @@
 import Foundation
 import PDFAccess
+import System
 import TrapperCore
 
 /// The scanner as a way in: finished scan batches from the spool go through the capture pipeline

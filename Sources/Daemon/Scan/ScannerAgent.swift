@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import Glibc
 import Scanning
+import System
 import TrapperCore
 
 /// `pdftrapper scanner-agent`: the process the daemon starts to talk to scanners. SANE backends

@@ -1,4 +1,5 @@
 import Foundation
+import System
 import TrapperCore
 
 /// The daemon's loop as a value: it is told what happened (a signal, what the watcher found, a

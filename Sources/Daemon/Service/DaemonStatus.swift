@@ -1,4 +1,5 @@
 import Foundation
+import System
 
 /// What the running daemon is doing, written to `status.json` in its state folder after each job
 /// (atomically for readers, not durably), for `pdftrapper status`.

@@ -1,13 +1,10 @@
-import CSystemd
-import Glibc
+import System
 import TrapperCore
 
 /// Events as structured journal entries, through libsystemd's `sd_journal_sendv`: `MESSAGE=`,
 /// `PRIORITY=` (syslog numbers), `SYSLOG_IDENTIFIER=pdftrapper`, and the daemon's own fields
 /// (`PDFTRAPPER_TARGET=` ...), each a field of its own that `journalctl FIELD=value` can match.
-///
-/// `sd_journal_sendv` takes "KEY=value" iovecs and frames a value that holds a line break in the
-/// journal's length-prefixed form itself, so any text (line breaks, NUL) arrives intact.
+/// Any text (line breaks, NUL) arrives intact (see `Journal.send`).
 public struct JournalLog: EventLog {
     public static let identifier = "pdftrapper"
 
@@ -62,23 +59,7 @@ public struct JournalLog: EventLog {
         return String(name.prefix(64))
     }
 
-    /// Sends one entry; returns `sd_journal_sendv`'s result: 0, or a negative errno (-ENOSYS when
-    /// libsystemd cannot be opened). (0 also when no journald socket exists: libsystemd then drops
-    /// the entry without a word.)
+    /// Sends one entry (System's `Journal.send`): 0, or a negative errno.
     @discardableResult
-    public static func send(_ entry: [[UInt8]]) -> Int32 {
-        // One buffer for all parts, so every iovec points into memory that lives through the call.
-        let joined = entry.flatMap { $0 }
-        return joined.withUnsafeBytes { raw -> Int32 in
-            var iovecs: [iovec] = []
-            var offset = 0
-            for part in entry {
-                let base = UnsafeMutableRawPointer(mutating: raw.baseAddress.map { $0 + offset })
-                iovecs.append(iovec(iov_base: base, iov_len: part.count))
-                offset += part.count
-            }
-            guard let systemd = try? Systemd.library.get() else { return -ENOSYS }
-            return systemd.sd_journal_sendv(iovecs, Int32(iovecs.count))
-        }
-    }
+    public static func send(_ entry: [[UInt8]]) -> Int32 { Journal.send(entry) }
 }

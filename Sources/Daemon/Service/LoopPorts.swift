@@ -1,3 +1,5 @@
+import System
+
 /// Where the daemon loop's runner hears that it is asked to stop or reload: `Signals` (SIGTERM,
 /// SIGINT, SIGHUP, blocked and collected between jobs), or a test's script.
 protocol SignalSource {

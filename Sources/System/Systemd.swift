@@ -1,6 +1,5 @@
 import CSystemd
-import System
-import TrapperCore
+import Glibc
 
 /// Tells the service manager what the daemon is doing (`READY=1`, `STATUS=...`, `WATCHDOG=1`),
 /// through libsystemd's `sd_notify`, which writes to the socket named by `NOTIFY_SOCKET`.
@@ -9,7 +8,7 @@ public struct ServiceNotifier: Sendable {
 
     /// What systemd tells its service in the environment: a child the daemon starts (an agent, an
     /// edit worker) is no service of its own and is started without them.
-    static let variables: Set<String> = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"]
+    public static let variables: Set<String> = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"]
 
     /// True when a message was sent; false when no service manager is listening (not an error: the
     /// daemon may run by hand), or libsystemd cannot be opened.
@@ -24,6 +23,30 @@ public struct ServiceNotifier: Sendable {
         guard let systemd = try? Systemd.library.get() else { return nil }
         var usec: UInt64 = 0
         return systemd.sd_watchdog_enabled(0, &usec) > 0 ? usec : nil
+    }
+}
+
+/// Entries for the journal, through libsystemd's `sd_journal_sendv`.
+public enum Journal {
+    /// Sends one entry, its "KEY=value" parts in order; returns `sd_journal_sendv`'s result: 0, or a
+    /// negative errno (-ENOSYS when libsystemd cannot be opened). (0 also when no journald socket
+    /// exists: libsystemd then drops the entry without a word.) `sd_journal_sendv` frames a value
+    /// that holds a line break in the journal's length-prefixed form itself, so any text arrives intact.
+    @discardableResult
+    public static func send(_ entry: [[UInt8]]) -> Int32 {
+        // One buffer for all parts, so every iovec points into memory that lives through the call.
+        let joined = entry.flatMap { $0 }
+        return joined.withUnsafeBytes { raw -> Int32 in
+            var iovecs: [iovec] = []
+            var offset = 0
+            for part in entry {
+                let base = UnsafeMutableRawPointer(mutating: raw.baseAddress.map { $0 + offset })
+                iovecs.append(iovec(iov_base: base, iov_len: part.count))
+                offset += part.count
+            }
+            guard let systemd = try? Systemd.library.get() else { return -ENOSYS }
+            return systemd.sd_journal_sendv(iovecs, Int32(iovecs.count))
+        }
     }
 }
 

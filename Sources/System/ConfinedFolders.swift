@@ -1,11 +1,11 @@
 import Foundation
 import Glibc
-import TrapperCore
 
 /// The one way the daemon touches the file system: every path is first matched (as bytes) to the
 /// configured folder it lies in, and every operation is then resolved by the kernel beneath that
 /// folder's descriptor (FolderRoot). A path that lies in none of them is refused, so no template,
-/// input name, edit script or symlink can make the daemon write anywhere else.
+/// input name, edit script or symlink can make the daemon write anywhere else. (Which folders the
+/// daemon has, and which paths in the library are targets: `ConfinedFolders+Daemon.swift` in Daemon.)
 ///
 /// The command line's `--to` writes where it is told: it uses `anywhere`, which resolves paths as
 /// the process would and confines nothing.
@@ -32,33 +32,12 @@ public struct ConfinedFolders: Sendable {
         ConfinedFolders(unconfined: try FolderRoot("/", confined: false))
     }
 
-    /// Every folder the daemon writes in for `config`: the inbox (and its claims), archive,
-    /// quarantine, library (and its `.pdftrapper` state), edits, signatures and the state folder.
-    public static func daemon(_ config: Config) throws(Durable.Failure) -> ConfinedFolders {
-        try ConfinedFolders([(path: config.inbox.path, label: "the inbox"), (config.inbox.archive, "the archive"),
-                             (config.inbox.quarantine, "the quarantine"), (config.library.root, "the library"),
-                             (config.edits.path, "the edits folder"), (config.signatures.path, "the signatures folder"),
-                             (config.daemon.stateDir, "the state folder")])
-    }
-
     /// The configured folder `path` lies in (the deepest), or the refusal naming it.
     public func root(for path: String) throws(Durable.Failure) -> FolderRoot {
         if let root = roots.first(where: { $0.contains(path) }) { return root }
         throw Durable.Failure(step: "confine", path: path, code: EXDEV, outside: "the configured folders")
     }
 
-
-    /// True when `path` lies in `folder` (compared as bytes, `..` refused) and not in `.pdftrapper`.
-    public static func isTarget(_ path: String, inLibrary library: String) -> Bool {
-        guard let relative = FolderRoot.relative(path, to: library), !relative.isEmpty else { return false }
-        return relative != StateDirectory.libraryFolderName && !relative.hasPrefix(StateDirectory.libraryFolderName + "/")
-    }
-
-    /// Why `target` may not be written: outside the library, or in the engine's own folder there
-    /// (said the same way by every way in: the inbox, a scan, `ingest`, an edit script); nil when it may.
-    public static func targetRefusal(_ target: String, library: String) -> String? {
-        isTarget(target, inLibrary: library) ? nil : "outside the library \(library)"
-    }
 
     // Each of these resolves `path` beneath its configured folder (FolderRoot says how).
 

@@ -30,7 +30,7 @@ public enum Durable {
     }
 
     /// Writes all of `bytes` to `fd`; 0, or the errno of the write that failed.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
         var offset = 0
         while offset < bytes.count {
             let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -121,7 +121,8 @@ public enum Durable {
         try syncFolder(above)
     }
 
-    static func parent(of path: String) -> String {
+    /// The folder that holds `path` ("." for a bare name).
+    public static func parent(of path: String) -> String {
         (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
     }
 }
