@@ -44,15 +44,14 @@ in_suite() { (cd "Tests/$1" && shift && "$@"); }
 
 # The two builds only the last steps need, in the CPU time the tests leave; then make install into a
 # scratch DESTDIR; the Debian package built, checked by lintian, installed, checked, removed and
-# purged; every parser under libFuzzer for 10 s (`make fuzz` for longer; fuzz/README.md).
+# purged; every parser under libFuzzer for 30 s, beside them (`make fuzz` for longer; fuzz/README.md).
 (
     step release-build nice -n 19 swift build -c release --static-swift-stdlib
     released=$?
-    step fuzz-build nice -n 19 scripts/fuzz.sh --build-only
-    fuzzable=$?
+    step fuzz-build nice -n 19 scripts/fuzz.sh --build-only && { step fuzzing nice -n 5 scripts/fuzz.sh 30 & }
     [ "$released" = 0 ] && step make-install scripts/test-install.sh
     [ "$released" = 0 ] && step debian-package sh -c 'scripts/build-deb.sh && scripts/test-deb.sh'
-    [ "$fuzzable" = 0 ] && step fuzzing nice -n 5 scripts/fuzz.sh 10
+    wait
 ) &
 packages=$!
 
