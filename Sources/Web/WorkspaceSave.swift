@@ -142,7 +142,8 @@ struct WorkspaceSave {
         let job = EditJob(config: config, store: store)
         let stamp = Self.stamp.string(from: Date())
         var random = SystemRandomNumberGenerator()
-        let name = "\(label)-\(stamp)-\(String(random.next() & 0xFFFFFF, radix: 16)).json"
+        // Six hex digits always: every save's name (and the history note that quotes it) has one length.
+        let name = "\(label)-\(stamp)-\(String(format: "%06x", UInt32(random.next() & 0xFFFFFF))).json"
         let relativePath = "web/" + name
         let path = job.claims + "/" + relativePath
         // Not pretty-printed: a drawing of a million points would be four times the bytes, a line a number.
