@@ -15,9 +15,14 @@ public final class InboxDaemon {
     let notifier: any ServiceManager
     var signals: any SignalSource
     var log: any EventLog
-    var config: Config
-    var store: TargetStore
-    var inbox: Inbox
+    /// What the config makes (folders, store, inbox), built whole and swapped whole at a reload.
+    var parts: DaemonParts
+    var config: Config { parts.config }
+    var store: TargetStore { parts.store }
+    var inbox: Inbox {
+        get { parts.inbox }
+        set { parts.inbox = newValue }
+    }
     var watcher: FolderWatcher?
     /// The loop's decisions (`DaemonLoop`): told every event with the clock's reading, it says what
     /// to do next; this class is its runner over the real ports.
@@ -82,6 +87,7 @@ public final class InboxDaemon {
         revisions = feed
         live = LiveFollowUp(feed)
         let startLog = EventLogs.automatic(environment: environment, minimum: .info)
+        let config: Config
         do {
             config = try ConfigLoader.load(file: configPath, environment: environment)
         } catch {
@@ -102,18 +108,15 @@ public final class InboxDaemon {
             throw .temporaryFailure
         }
         do {
-            try Self.makeFolders(config)
-            store = try Self.openStore(config, revisions: feed)
-            try store.recoverAll()
+            parts = try DaemonParts.open(config, revisions: feed, recoveringTargets: true)
         } catch {
             log.log(.error, "pdftrapper: \(error)")
             // A shared library mounted so that pages could be lost: a restart cannot mend it.
             if case EngineError.incoherent = error { throw .config }
             throw .cantCreate
         }
-        inbox = Inbox(config: config, store: store, instance: Self.instance(config))
         editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, environment: environment),
-                                  openStore: { try InboxDaemon.openStore($0, revisions: feed) })
+                                  openStore: { try DaemonParts.openStore($0, revisions: feed) })
         machine = DaemonLoop(status: DaemonStatus(pid: getpid(), started: clock.now(), folders: [:]),
                              settings: Self.loopSettings(config, notifier), now: clock.now())
         // Said before any job starts, so that what the jobs announce never comes before it.
@@ -135,7 +138,7 @@ public final class InboxDaemon {
     /// The runner: reads the ports (signals, the watcher), tells the machine what happened and
     /// does what it answers, until it answers `stop`.
     private func loop() -> ExitCode {
-        ocrWorkers = OCRWorkers(config: config, openStore: { [revisions] in try InboxDaemon.openStore($0, revisions: revisions) })
+        ocrWorkers = OCRWorkers(config: config, openStore: { [revisions] in try DaemonParts.openStore($0, revisions: revisions) })
         tell(.started)
         startDelivery()
         while true {
@@ -231,24 +234,20 @@ public final class InboxDaemon {
         notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
         do {
             let fresh = try ConfigLoader.load(file: configPath, environment: environment)
-            try Self.makeFolders(fresh)
             // Everything new is built first; only then does it replace what runs.
-            let freshStore = try Self.openStore(fresh, revisions: revisions)
-            var freshInbox = Inbox(config: fresh, store: freshStore, instance: Self.instance(fresh))
+            var freshParts = try DaemonParts.open(fresh, revisions: revisions)
             let watchesChanged = DaemonLoop.watchesChanged(from: config, to: fresh)
             if watchesChanged {
                 // Inputs claimed from the old inbox are finished under the old config before its watch ends.
                 for outcome in inbox.recoverClaims() { report(outcome) }
                 watcher = nil
             }
-            if freshInbox.claims != inbox.claims { for outcome in freshInbox.recoverClaims() { report(outcome) } }
-            freshInbox.carryOver(from: inbox)
+            if freshParts.inbox.claims != inbox.claims { for outcome in freshParts.inbox.recoverClaims() { report(outcome) } }
+            freshParts.inbox.carryOver(from: inbox)
             restartCompanion(ifChangedFrom: config, to: fresh)
-            config = fresh
             ocrWorkers?.poke(config: fresh)
-            log = EventLogs.automatic(environment: environment, minimum: config.daemon.logLevel)
-            store = freshStore
-            inbox = freshInbox
+            log = EventLogs.automatic(environment: environment, minimum: fresh.daemon.logLevel)
+            parts = freshParts
             updateDelivery()
             if watchesChanged { try startWatching() }
             superviseScanners()
@@ -416,30 +415,6 @@ public final class InboxDaemon {
         let who = others & S_IWOTH != 0 ? "anyone" : "its group"
         return "pdftrapper: \(path) can be written by \(who) (mode \(String(status.st_mode & 0o777, radix: 8))): whoever can "
             + "change it decides where every page goes; chmod go-w it"
-    }
-
-    /// The daemon's store writes only beneath the configured folders (ConfinedFolders).
-    /// `revisions`: the feed it tells its revisions to (the daemon's); else its own.
-    public static func openStore(_ config: Config, revisions: RevisionFeed? = nil) throws -> TargetStore {
-        let store = try TargetStore.open(state: StateDirectory.forLibrary(config), folders: try ConfinedFolders.daemon(config))
-        store.outbox = try EventOutbox.of(config)
-        if let revisions { store.revisions = revisions }
-        return store
-    }
-
-    /// The folders the config names, made when missing (a fresh install starts with none).
-    public static func makeFolders(_ config: Config) throws {
-        for folder in [config.inbox.path, config.inbox.archive, config.inbox.quarantine, config.library.root,
-                       config.daemon.stateDir, config.edits.path] {
-            try Durable.makeFolder(folder)
-        }
-    }
-
-    /// Names this daemon's claims: stable across restarts on one host with one state folder, distinct
-    /// for a second daemon on a shared inbox.
-    public static func instance(_ config: Config) -> String {
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
-        return host + "-" + String(StateDirectory.key(for: config.daemon.stateDir).prefix(8))
     }
 
     static func monotonicMicroseconds() -> UInt64 {

@@ -69,7 +69,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         let events = LiveEvents()
         self.events = events
         summaries = LibrarySummaries { events.publish("library", [:]) }
-        store = try InboxDaemon.openStore(config)
+        store = try DaemonParts.openStore(config)
         save = WorkspaceSave(config: config, edits: edits, store: store)
         staticFiles = Self.findStaticFiles()
         pages = PageImages(scratch: config.daemon.stateDir + "/web-revisions")

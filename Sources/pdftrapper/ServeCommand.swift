@@ -44,8 +44,8 @@ enum ServeCommand: Command {
         let live = LiveFollowUp(RevisionFeed())
         let workspace: Workspace
         do {
-            try InboxDaemon.makeFolders(config)
-            try InboxDaemon.openStore(config).recoverAll()
+            try DaemonParts.makeFolders(config)
+            try DaemonParts.openStore(config).recoverAll()
             workspace = try Workspace(config: config, edits: edits)
             try workspace.start()
             live.show(workspace, library: config.library.root) { line in

@@ -48,7 +48,7 @@ public struct EditJob {
     /// Scripts being applied wait here (below the edits folder, per daemon), so that one a crash
     /// cut short is found again at start, and two daemons sharing the folder never both take one.
     public static let claimsFolderName = ".pdftrapper-claims"
-    public var claims: String { config.edits.path + "/" + Self.claimsFolderName + "/" + InboxDaemon.instance(config) }
+    public var claims: String { config.edits.path + "/" + Self.claimsFolderName + "/" + DaemonParts.instance(config) }
 
     /// Applies the script at `path` and, when `file` is set, moves it to done/ or failed/ of the
     /// edits folder: first it is claimed (moved into `claims`), unless it is a claim already, left

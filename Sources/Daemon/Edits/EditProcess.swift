@@ -94,7 +94,7 @@ public enum EditWorker {
                                             outcome: EditJob.Outcome(script: relativePath, applied: nil, problems: [], filed: nil),
                                             storeLog: [])
         do {
-            let store = try InboxDaemon.openStore(config)
+            let store = try DaemonParts.openStore(config)
             finished.outcome = EditJob(config: config, store: store).take(claimed, relativePath: relativePath)
             finished.storeLog = store.log
         } catch {

@@ -37,7 +37,7 @@ public final class EditWorkers: @unchecked Sendable {
     /// program and limits, each script run with the config it is submitted with.
     public convenience init(environment: [String: String]) {
         self.init(process: EditProcess(executable: InboxDaemon.executable, environment: environment),
-                  openStore: { try InboxDaemon.openStore($0) })
+                  openStore: { try DaemonParts.openStore($0) })
     }
 
     /// Queues the script at `path` (below the edits folder) with the config in force now.
