@@ -7,7 +7,7 @@
 #   swift tests  ->  power loss, damaged targets, second-writer soak
 #                ->  several hosts, workspace
 #   release build, fuzz build (lowest priority: the CPU time the tests leave)
-#                ->  make install, Debian package, fuzzing
+#                ->  make install, Debian package; fuzzing beside them
 #
 # Each step's output goes to .build/test-logs/STEP.log and is printed whole when the step ends,
 # followed by "make test: STEP done at N s". The run fails if any step failed, and says which.
