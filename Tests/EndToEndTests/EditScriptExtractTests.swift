@@ -81,7 +81,7 @@ extension EditScriptTests {
         let held = Pipe()
         holder.standardOutput = held
         try holder.run()
-        defer { if holder.isRunning { holder.terminate() } }
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
         #expect(held.fileHandleForReading.availableData.starts(with: Data("held".utf8)))
 
         // T's first script waits on the lock inside its worker, under limits.edit_seconds: far more
@@ -95,7 +95,7 @@ extension EditScriptTests {
         #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/edits/done/3-u.toml.report.json") },
                 "U's script is not held up by T's: \(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/edits/done/1-t.toml"), "T's scripts wait for its lock")
-        holder.terminate()
+        kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
         #expect(eventually { FileManager.default.fileExists(atPath: scratch.path + "/edits/done/2-t.toml.report.json") },
                 "\(daemon.log)")
