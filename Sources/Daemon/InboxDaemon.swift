@@ -15,14 +15,11 @@ public final class InboxDaemon {
     let notifier: any ServiceManager
     var signals: any SignalSource
     var log: any EventLog
-    /// What the config makes (folders, store, inbox), built whole and swapped whole at a reload.
+    /// What the config makes (folders, store, inbox), built whole and swapped whole at a reload. The
+    /// inbox is used as `parts.inbox`, so that its jobs change it in place rather than a copy.
     var parts: DaemonParts
     var config: Config { parts.config }
     var store: TargetStore { parts.store }
-    var inbox: Inbox {
-        get { parts.inbox }
-        set { parts.inbox = newValue }
-    }
     var watcher: FolderWatcher?
     /// The loop's decisions (`DaemonLoop`): told every event with the clock's reading, it says what
     /// to do next; this class is its runner over the real ports.
@@ -122,7 +119,7 @@ public final class InboxDaemon {
         // Said before any job starts, so that what the jobs announce never comes before it.
         announce(.started)
         for line in store.log { log.log(.warning, line) }
-        for outcome in inbox.recoverClaims() { report(outcome) }
+        for outcome in parts.inbox.recoverClaims() { report(outcome) }
         for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
         // Edit scripts a stopped run had claimed are finished first (and never applied twice).
         for left in EditJob(config: config, store: store).leftClaims() {
@@ -177,22 +174,22 @@ public final class InboxDaemon {
             case .submitEdit(let path, let relativePath): editWorkers.submit(path: path, relativePath: relativePath, config: config)
             case .collectEdits: reportEditScripts()
             case .take(let arrivals):
-                for outcome in inbox.take(arrivals) { report(outcome) }
+                for outcome in parts.inbox.take(arrivals) { report(outcome) }
                 reportStoreLog()
                 ocrWorkers?.poke()
                 tell(.chunkTaken(stopPending: signals.peekStop()))
             case .lookAgain(let arrivals):
                 // A writer that resumes is seen by its own events too; this catches the one whose events were missed.
-                let outcomes = inbox.take(arrivals)
+                let outcomes = parts.inbox.take(arrivals)
                 for outcome in outcomes { report(outcome) }
                 tell(.gone(arrivals.map(\.relativePath).filter { input in !outcomes.contains { $0.input == input } }))
             case .commitScan(let folder): commitScan(folder)
             case .collectScanner: for event in scanners?.events() ?? [] { tell(.scanner(event)) }
-            case .expireHeld: for outcome in inbox.expireHeld() { report(outcome) }
+            case .expireHeld: for outcome in parts.inbox.expireHeld() { report(outcome) }
             case .collectOCR: reportOCR()
             case .retryClaims:
                 // Inputs whose job hit a temporary problem wait among the claims.
-                for outcome in inbox.recoverClaims() { report(outcome) }
+                for outcome in parts.inbox.recoverClaims() { report(outcome) }
                 for outcome in scanCommit.recover(ScanSpool(stateDir: config.daemon.stateDir)) { report(outcome) }
             case .log(let level, let text, let fields): log.log(level, text, fields: fields)
             case .notify(let state): notifier.notify(state)
@@ -239,11 +236,11 @@ public final class InboxDaemon {
             let watchesChanged = DaemonLoop.watchesChanged(from: config, to: fresh)
             if watchesChanged {
                 // Inputs claimed from the old inbox are finished under the old config before its watch ends.
-                for outcome in inbox.recoverClaims() { report(outcome) }
+                for outcome in parts.inbox.recoverClaims() { report(outcome) }
                 watcher = nil
             }
-            if freshParts.inbox.claims != inbox.claims { for outcome in freshParts.inbox.recoverClaims() { report(outcome) } }
-            freshParts.inbox.carryOver(from: inbox)
+            if freshParts.inbox.claims != parts.inbox.claims { for outcome in freshParts.inbox.recoverClaims() { report(outcome) } }
+            freshParts.inbox.carryOver(from: parts.inbox)
             restartCompanion(ifChangedFrom: config, to: fresh)
             ocrWorkers?.poke(config: fresh)
             log = EventLogs.automatic(environment: environment, minimum: fresh.daemon.logLevel)
@@ -398,7 +395,7 @@ public final class InboxDaemon {
         // Fronts held for their back pass, until when.
         var held: [String: Date] = [:]
         for rule in config.rules where rule.collate == .doubleSided {
-            if let (front, _) = inbox.held(rule.name) { held[front.relativePath] = front.arrived.addingTimeInterval(rule.collateWindowSeconds) }
+            if let (front, _) = parts.inbox.held(rule.name) { held[front.relativePath] = front.arrived.addingTimeInterval(rule.collateWindowSeconds) }
         }
         status.held = held.isEmpty ? nil : held
         try? status.save(stateDir: config.daemon.stateDir)
