@@ -54,7 +54,7 @@ import TrapperCore
     /// on it: the journal is chosen only when stderr is connected to journald (EventLogs.automatic).
     @Test(.enabled(if: !journaldRuns, "journald runs here; see reachesTheJournal"))
     func withoutJournaldAnEntryIsDroppedSilently() {
-        #expect(JournalLog.send(JournalLog.entry(.info, "nobody listens")) == 0)
+        #expect(Journal.send(JournalLog.entry(.info, "nobody listens")) == 0)
     }
 
     /// The machine's own journald: send, then read back through journalctl.

@@ -22,7 +22,7 @@ public struct JournalLog: EventLog {
 
     public func log(_ level: LogLevel, _ message: String, fields: [String: String]) {
         guard level.passes(minimum) else { return }
-        if Self.send(Self.entry(level, message, fields: fields)) < 0 {
+        if Journal.send(Self.entry(level, message, fields: fields)) < 0 {
             fallback.log(level, message, fields: fields)
         }
     }
@@ -58,8 +58,4 @@ public struct JournalLog: EventLog {
         if name.isEmpty || name.first == "_" || name.first!.isNumber { name = "PDFTRAPPER_" + name }
         return String(name.prefix(64))
     }
-
-    /// Sends one entry (System's `Journal.send`): 0, or a negative errno.
-    @discardableResult
-    public static func send(_ entry: [[UInt8]]) -> Int32 { Journal.send(entry) }
 }
