@@ -32,7 +32,7 @@ extension InboxDaemon {
     /// The daemon's own events; a pid and this host, keyed by both and the start time.
     func announce(_ kind: OutboundEvent.Kind) {
         guard let outbox = store.outbox else { return }
-        var event = OutboundEvent(event: kind, time: Date(), host: outbox.host)
+        var event = OutboundEvent(event: kind, time: clock.now(), host: outbox.host)
         event.pid = Int(getpid())
         event.summary = kind == .started ? "PDFTrapper started on \(outbox.host)" : "PDFTrapper stopping on \(outbox.host)"
         event.key = OutboundEvent.key(kind, [outbox.host, String(getpid()), OutboundEvent.timestamp(machine.status.started)])

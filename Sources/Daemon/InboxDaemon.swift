@@ -10,10 +10,12 @@ import Watching
 public final class InboxDaemon {
     let configPath: String
     let environment: [String: String]
-    /// The runner's ports beside the clock: systemd's notify socket and the signals (a test's
-    /// script and record in `DaemonRunnerTests`).
-    let notifier: any ServiceManager
-    var signals: any SignalSource
+    /// The runner's ports: systemd's notify socket, the signals, the clock and the scanner agent's
+    /// launcher (a test's script and record in `DaemonRunnerTests`).
+    var ports: DaemonPorts
+    var notifier: any ServiceManager { ports.notifier }
+    /// The loop's clock, read for every event told to the machine.
+    var clock: any Clock { ports.clock }
     var log: any EventLog
     /// What the config makes (folders, store, inbox), built whole and swapped whole at a reload. The
     /// inbox is used as `parts.inbox`, so that its jobs change it in place rather than a copy.
@@ -24,8 +26,6 @@ public final class InboxDaemon {
     /// The loop's decisions (`DaemonLoop`): told every event with the clock's reading, it says what
     /// to do next; this class is its runner over the real ports.
     var machine: DaemonLoop
-    /// The loop's clock, read for every event told to the machine.
-    let clock: any Clock = SystemClock()
     /// The scanner agent, when the config has `[[scanner]]` entries.
     var scanners: ScannerSupervisor?
     /// Held while the daemon runs: one daemon per state folder.
@@ -49,15 +49,14 @@ public final class InboxDaemon {
     /// Runs until SIGTERM or SIGINT; returns the exit code (0 after a clean stop, 78 for a bad config).
     /// `companion` starts what serves beside the daemon (the workspace) once the daemon is set up.
     public static func run(configPath: String, environment: [String: String], companion: CompanionStarter? = nil) -> ExitCode {
-        run(configPath: configPath, environment: environment, signals: Signals(), notifier: ServiceNotifier(), companion: companion)
+        run(configPath: configPath, environment: environment, ports: .system(), companion: companion)
     }
 
-    /// The same, hearing `signals` and telling `notifier`.
-    static func run(configPath: String, environment: [String: String], signals: any SignalSource, notifier: any ServiceManager,
-                    companion: CompanionStarter? = nil) -> ExitCode {
+    /// The same, over these ports.
+    static func run(configPath: String, environment: [String: String], ports: DaemonPorts, companion: CompanionStarter? = nil) -> ExitCode {
         let daemon: InboxDaemon
         do {
-            daemon = try InboxDaemon(configPath: configPath, environment: environment, signals: signals, notifier: notifier)
+            daemon = try InboxDaemon(configPath: configPath, environment: environment, ports: ports)
         } catch {
             return error
         }
@@ -75,11 +74,10 @@ public final class InboxDaemon {
         return daemon.loop()
     }
 
-    init(configPath: String, environment: [String: String], signals: any SignalSource, notifier: any ServiceManager) throws(ExitCode) {
+    init(configPath: String, environment: [String: String], ports: DaemonPorts) throws(ExitCode) {
         self.configPath = configPath
         self.environment = environment
-        self.signals = signals
-        self.notifier = notifier
+        self.ports = ports
         let feed = RevisionFeed()
         revisions = feed
         live = LiveFollowUp(feed)
@@ -114,8 +112,9 @@ public final class InboxDaemon {
         }
         editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, environment: environment),
                                   openStore: { try DaemonParts.openStore($0, revisions: feed) })
-        machine = DaemonLoop(status: DaemonStatus(pid: getpid(), started: clock.now(), folders: [:]),
-                             settings: Self.loopSettings(config, notifier), now: clock.now())
+        let started = ports.clock.now()
+        machine = DaemonLoop(status: DaemonStatus(pid: getpid(), started: started, folders: [:]),
+                             settings: Self.loopSettings(config, ports.notifier), now: started)
         // Said before any job starts, so that what the jobs announce never comes before it.
         announce(.started)
         for line in store.log { log.log(.warning, line) }
@@ -139,7 +138,7 @@ public final class InboxDaemon {
         tell(.started)
         startDelivery()
         while true {
-            for request in signals.pending() {
+            for request in ports.signals.pending() {
                 let actions = machine.handle(.signal(request), now: clock.now())
                 if actions.contains(.stop) { return stop() }
                 perform(actions)
@@ -177,7 +176,7 @@ public final class InboxDaemon {
                 for outcome in parts.inbox.take(arrivals) { report(outcome) }
                 reportStoreLog()
                 ocrWorkers?.poke()
-                tell(.chunkTaken(stopPending: signals.peekStop()))
+                tell(.chunkTaken(stopPending: ports.signals.peekStop()))
             case .lookAgain(let arrivals):
                 // A writer that resumes is seen by its own events too; this catches the one whose events were missed.
                 let outcomes = parts.inbox.take(arrivals)
@@ -373,8 +372,11 @@ public final class InboxDaemon {
             return
         }
         let log = self.log
-        let supervisor = ScannerSupervisor(executable: Self.executable, configPath: configPath, environment: environment) {
-            log.log($0, $1)
+        let report: (LogLevel, String) -> Void = { log.log($0, $1) }
+        let supervisor = if let launch = ports.launchScannerAgent {
+            ScannerSupervisor(configPath: configPath, clock: clock, launch: launch, log: report)
+        } else {
+            ScannerSupervisor(executable: Self.executable, configPath: configPath, environment: environment, clock: clock, log: report)
         }
         supervisor.runningConfig = snapshot ? running : nil
         supervisor.start()

@@ -52,7 +52,8 @@ import TestSupport
             }
             return poll >= reloaded + 2 ? [.stop] : []
         }
-        let code = InboxDaemon.run(configPath: scratch.path + "/config.toml", environment: [:], signals: signals, notifier: manager)
+        let code = InboxDaemon.run(configPath: scratch.path + "/config.toml", environment: [:],
+                                   ports: DaemonPorts(signals: signals, notifier: manager, clock: SystemClock()))
         #expect(code == .ok)
         #expect(reloadedAt != nil, "the page landed and was said: \(manager.messages)")
         try PDFReaders.requireAllAgree(target, pages: 1)
@@ -66,5 +67,59 @@ import TestSupport
         let status = try #require(DaemonStatus.load(stateDir: scratch.path + "/state"))
         #expect(status.state == "stopped")
         #expect(status.recent.map(\.input) == ["a.png"])
+    }
+
+    /// A config that binds a scanner button: the runner starts the agent through its port (here a
+    /// scripted one, no SANE), passes on what it says to systemd, and tells it of a reload.
+    @Test func theScannerAgentIsStartedThroughItsPortAndWhatItSaysReachesSystemd() throws {
+        let scratch = try Scratch()
+        try scratch.write("config.toml", TestConfig.folders(settle: "100ms") + """
+            [[rule]]
+            name = "all"
+            target = "A.pdf"
+
+            [[scanner]]
+            device = "tiny:0"
+            [scanner.buttons]
+            scan = "adf"
+
+            [profile.adf]
+            source = "adf"
+
+            """)
+        let manager = RecordingManager()
+        var launched: [[String]] = []
+        var agent: ScannerSupervisorTests.ScriptedAgent?
+        var step = 0
+        let signals = ScriptedSignals { poll in
+            if poll > 120 { return [.stop] }
+            guard let agent else { return [] }
+            step += 1
+            switch step {
+            case 1: agent.queued = [.alive, .status("scanning: profile adf on tiny:0 (button scan)")]
+            case 3: agent.queued = [.idle]
+            case 5: return [.reload]
+            case 8: return [.stop]
+            default: break
+            }
+            return []
+        }
+        let ports = DaemonPorts(signals: signals, notifier: manager, clock: SystemClock(), launchScannerAgent: { arguments in
+            launched.append(arguments)
+            let started = ScannerSupervisorTests.ScriptedAgent(Date())
+            agent = started
+            return started
+        })
+        #expect(InboxDaemon.run(configPath: scratch.path + "/config.toml", environment: [:], ports: ports) == .ok)
+
+        // It reads the config the daemon runs, never the file, which may hold an edit not yet reloaded.
+        let running = scratch.path + "/state/running-config.toml"
+        #expect(launched == [["--config", scratch.path + "/config.toml", "--running-config", running]])
+        #expect(try String(contentsOfFile: running, encoding: .utf8) == String(contentsOfFile: scratch.path + "/config.toml", encoding: .utf8))
+        let statuses = manager.messages.filter { $0.contains("STATUS=") }
+        let scanning = try #require(statuses.firstIndex(of: "STATUS=scanning: profile adf on tiny:0 (button scan)"), "\(statuses)")
+        #expect(statuses[scanning...].dropFirst().first?.hasPrefix("STATUS=watching 2 folders") == true, "\(statuses)")
+        #expect(agent?.reloads == 1)
+        #expect(agent?.askedToStop == true)
     }
 }

@@ -158,6 +158,9 @@ final class ScannerAgentProcess {
     /// SIGTERM: the agent stops between pages.
     func askToStop() { child.signal(SIGTERM) }
 
+    /// SIGHUP: the agent reads the running config again between polls.
+    func reload() { child.signal(SIGHUP) }
+
     /// SIGKILL to its whole process group (a helper a backend started too), then reaps it.
     @discardableResult
     func kill() -> Ending { child.kill() }

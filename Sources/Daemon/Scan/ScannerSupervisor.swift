@@ -1,24 +1,53 @@
 import Foundation
 import Glibc
+import System
 import TrapperCore
+
+/// What the supervisor needs of a running scanner agent: `ScannerAgentProcess`, or a test's
+/// stand-in that dies, hangs or talks on cue.
+protocol ScannerAgentHandle: AnyObject {
+    /// What it said since the last call, whole lines only.
+    func messages(now: Date) -> [AgentMessage]
+    /// When it last said anything.
+    var lastHeard: Date { get }
+    /// How it ended, once it has; nil while it runs.
+    func ending() -> ChildProcess.Ending?
+    /// SIGHUP: it reads the running config again between polls.
+    func reload()
+    /// SIGTERM: it stops between pages.
+    func askToStop()
+    /// Ends it at once, with whatever it started.
+    @discardableResult
+    func kill() -> ChildProcess.Ending
+}
+
+extension ScannerAgentProcess: ScannerAgentHandle {}
 
 /// The daemon's side of the scanner agent: starts `pdftrapper scanner-agent` when the config has
 /// `[[scanner]]` entries, reads what it says without ever blocking, and restarts it (1 s, 2 s, ... up
 /// to 60 s apart) when it exits, or kills it when it has said nothing for `stallSeconds` (a backend
 /// that hung). Batches it reports are handed to the daemon's loop, which appends them between
 /// inbox jobs, so a scan and an inbox file never write one target at the same time.
+///
+/// Its clock and the way it starts an agent are ports: the daemon gives the system clock and
+/// `ScannerAgentProcess.start`; a test gives a clock it moves by hand and agents it scripts.
 final class ScannerSupervisor {
-    private let executable: String
+    /// Starts an agent with these arguments (after `scanner-agent`).
+    typealias Launch = ([String]) throws -> any ScannerAgentHandle
+
     private let configPath: String
-    private let environment: [String: String]
+    private let launch: Launch
+    private let clock: any Clock
     private let log: (LogLevel, String) -> Void
-    private var agent: ScannerAgentProcess?
-    private var started = Date()
+    private var agent: (any ScannerAgentHandle)?
+    private var started: Date
     private var restartAt: Date?
     private var restartDelay: TimeInterval = 1
 
     /// A page at 1200 dpi on a slow flatbed stays well under this; a hung backend does not.
     static let stallSeconds: TimeInterval = 300
+    /// How long an agent asked to stop has before it is killed.
+    static let stopSeconds: TimeInterval = 10
 
     enum Event: Equatable {
         case status(String)
@@ -29,11 +58,20 @@ final class ScannerSupervisor {
     /// The daemon's snapshot of the config it runs, which the agent reads instead of the file.
     var runningConfig: String?
 
-    init(executable: String, configPath: String, environment: [String: String], log: @escaping (LogLevel, String) -> Void) {
-        self.executable = executable
+    init(configPath: String, clock: any Clock, launch: @escaping Launch, log: @escaping (LogLevel, String) -> Void) {
         self.configPath = configPath
-        self.environment = environment
+        self.clock = clock
+        self.launch = launch
         self.log = log
+        started = clock.now()
+    }
+
+    /// The real one: `executable scanner-agent` as a child process.
+    convenience init(executable: String, configPath: String, environment: [String: String], clock: any Clock = SystemClock(),
+                     log: @escaping (LogLevel, String) -> Void) {
+        self.init(configPath: configPath, clock: clock, launch: { arguments in
+            try ScannerAgentProcess.start(executable: executable, arguments: arguments, environment: environment)
+        }, log: log)
     }
 
     deinit { stop() }
@@ -42,19 +80,19 @@ final class ScannerSupervisor {
 
     func start() {
         do {
-            agent = try ScannerAgentProcess.start(executable: executable, arguments: ["--config", configPath]
-                                                  + (runningConfig.map { ["--running-config", $0] } ?? []), environment: environment)
+            agent = try launch(["--config", configPath] + (runningConfig.map { ["--running-config", $0] } ?? []))
         } catch {
             log(.error, "pdftrapper: scanner agent: \(error)")
-            scheduleRestart()
+            scheduleRestart(clock.now())
             return
         }
-        started = Date()
+        started = clock.now()
         restartAt = nil
     }
 
     /// What the agent said since the last call; restarts it when it died or hung.
-    func events(now: Date = Date()) -> [Event] {
+    func events() -> [Event] {
+        let now = clock.now()
         guard let agent else {
             if let restartAt, now >= restartAt { start() }
             return []
@@ -82,16 +120,16 @@ final class ScannerSupervisor {
 
     /// Passes a reload on; the agent takes it between polls.
     func reload() {
-        if let agent { kill(agent.pid, SIGHUP) }
+        agent?.reload()
     }
 
-    /// Asks the agent to stop (between pages), and kills it if it has not within 10 s.
+    /// Asks the agent to stop (between pages), and kills it if it has not within `stopSeconds`.
     func stop() {
         guard let agent else { return }
         agent.askToStop()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = clock.now().addingTimeInterval(Self.stopSeconds)
         while agent.ending() == nil {
-            if Date() > deadline {
+            if clock.now() > deadline {
                 agent.kill()
                 break
             }
@@ -105,7 +143,7 @@ final class ScannerSupervisor {
         now.timeIntervalSince(started) > 60 ? 1 : restartDelay
     }
 
-    private func scheduleRestart(_ now: Date = Date()) {
+    private func scheduleRestart(_ now: Date) {
         let delay = nextDelay(now)
         restartAt = now.addingTimeInterval(delay)
         restartDelay = min(60, delay * 2)

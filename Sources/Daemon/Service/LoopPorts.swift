@@ -21,3 +21,18 @@ protocol ServiceManager {
 }
 
 extension ServiceNotifier: ServiceManager {}
+
+/// Everything the daemon's runner reaches the world through besides files and folders: the
+/// signals it hears, the service manager it tells, the clock it reads, and how it starts a
+/// scanner agent. `system` is the real set; `DaemonRunnerTests` scripts them.
+struct DaemonPorts {
+    var signals: any SignalSource
+    var notifier: any ServiceManager
+    var clock: any Clock
+    /// Starts `pdftrapper scanner-agent` with these arguments; nil starts this program.
+    var launchScannerAgent: ScannerSupervisor.Launch? = nil
+
+    static func system() -> DaemonPorts {
+        DaemonPorts(signals: Signals(), notifier: ServiceNotifier(), clock: SystemClock(), launchScannerAgent: nil)
+    }
+}
