@@ -62,6 +62,7 @@ let package = Package(
         shim("CHeif", apt: "libheif-dev"),
         shim("CWebP", apt: "libwebp-dev"),
         shim("CSheetVision", apt: "libopencv-dev"),
+        shim("CSQLite", apt: "libsqlite3-dev"),
         // openat2(2) and renameat2(2), which glibc 2.36 does not wrap: the kernel confines paths beneath a folder.
         shim("CLinux", apt: "linux-libc-dev"),
 
@@ -85,12 +86,14 @@ let package = Package(
         // HTTP served through libmicrohttpd: requests handed over as plain values, so the workspace's
         // gate and routes are tested without a socket.
         .target(name: "HTTPServer", dependencies: ["TrapperCore", "System", "CMicroHTTPD"]),
-        .target(name: "Daemon", dependencies: ["TrapperCore", "System", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient"]),
+        // The library's search index: SQLite with FTS5.
+        .target(name: "Search", dependencies: ["System", "CSQLite"]),
+        .target(name: "Daemon", dependencies: ["TrapperCore", "System", "CLinux", "Scanning", "Watching", "PDFAccess", "Imaging", "Hashing", "HTTPClient", "Search"]),
 
         // The workspace: sessions, routes, live events, over HTTPServer; its pages are in web/.
-        .target(name: "Web", dependencies: ["TrapperCore", "System", "Daemon", "PDFAccess", "Imaging", "Hashing", "HTTPServer", "CLinux"]),
+        .target(name: "Web", dependencies: ["TrapperCore", "System", "Daemon", "PDFAccess", "Imaging", "Hashing", "HTTPServer", "Search", "CLinux"]),
 
-        .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning", "Web"]),
+        .executableTarget(name: "pdftrapper", dependencies: ["TrapperCore", "Daemon", "PDFAccess", "Imaging", "Scanning", "Search", "Web"]),
 
         // Test helpers every test target shares: the independent PDF readers, the corpus, processes.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -103,6 +106,7 @@ let package = Package(
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Daemon", "TrapperCore", "TestSupport"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "TrapperCore"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
+        .testTarget(name: "SearchTests", dependencies: ["Search", "Daemon", "PDFAccess", "TrapperCore", "TestSupport"]),
         // Runs the real binary, as a user would.
         .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "TestSupport"]),
     ],

@@ -10,12 +10,16 @@ build_packages=(pkg-config libsane-dev libinotifytools0-dev libpoppler-glib-dev 
   libcurl4-openssl-dev libheif-dev libwebp-dev)
 # OpenCV's core and imgproc, behind find_page's own library (Sources/SheetVision).
 build_packages+=(libopencv-dev)
+# SQLite with FTS5, the library's search index (Sources/Search).
+build_packages+=(libsqlite3-dev)
 # The real parts the tests drive: independent PDF readers, SANE's test scanner, OCR data, systemd tools,
 # and zint, which prints the barcodes of the separator tests.
 tool_packages=(qpdf poppler-utils mupdf-tools ghostscript sane-utils libsane1 tesseract-ocr
   tesseract-ocr-eng systemd openssl zint)
 # strace records every file-system call a run makes, for the power-loss explorer (Tests/PowerLoss).
 tool_packages+=(strace)
+# The sqlite3 shell checks the search index from outside (Tests/EndToEndTests/SearchEndToEndTests.swift).
+tool_packages+=(sqlite3)
 # GNU time gives a command's peak memory (a large JPEG's ingest, Tests/Workspace/test_upload.py) and
 # the benchmarks' figures.
 tool_packages+=(time)

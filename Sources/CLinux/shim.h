@@ -23,6 +23,11 @@ static inline int trapper_openat2(int dirfd, const char *path, int flags, unsign
 }
 
 // A worker process that must not outlive the daemon that started it (prctl is variadic).
+// The calling thread's id, which glibc 2.36 wraps as gettid(2) only with _GNU_SOURCE.
+static inline pid_t trapper_gettid(void) {
+    return (pid_t)syscall(SYS_gettid);
+}
+
 static inline int trapper_die_with_parent(void) {
     return prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 }

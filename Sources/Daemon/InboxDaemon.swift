@@ -41,8 +41,10 @@ public final class InboxDaemon {
     /// The one publish: every store the daemon opens (the inbox's and scans', OCR's, edit
     /// workers') tells its revisions here; the OCR queue and the live view subscribe.
     let revisions: RevisionFeed
-    /// The live view's subscription, with the watch that finds other processes' revisions.
+    /// The live view's subscription.
     let live: LiveFollowUp
+    /// The watch that finds other processes' revisions, and the search indexer.
+    var library: LibraryFollowers!
     /// Sends the events outbox to the `[[notify]]` subscribers; nil when there are none.
     var delivery: EventDelivery?
 
@@ -110,6 +112,7 @@ public final class InboxDaemon {
             if case EngineError.incoherent = error { throw .config }
             throw .cantCreate
         }
+        library = Self.followLibrary(config, revisions: feed, log: log)
         editWorkers = EditWorkers(process: EditProcess(executable: Self.executable, environment: environment),
                                   openStore: { try DaemonParts.openStore($0, revisions: feed) })
         let started = ports.clock.now()
@@ -209,6 +212,7 @@ public final class InboxDaemon {
         // its connections are free to close.
         editWorkers.stop()
         live.stop()
+        library.stop()
         companion?.stop()
         reportEditScripts()
         ocrWorkers?.stop()
@@ -241,6 +245,10 @@ public final class InboxDaemon {
             if freshParts.inbox.claims != parts.inbox.claims { for outcome in freshParts.inbox.recoverClaims() { report(outcome) } }
             freshParts.inbox.carryOver(from: parts.inbox)
             restartCompanion(ifChangedFrom: config, to: fresh)
+            if library.differs(fresh) {
+                library.stop()
+                library = Self.followLibrary(fresh, revisions: revisions, log: log)
+            }
             ocrWorkers?.poke(config: fresh)
             log = EventLogs.automatic(environment: environment, minimum: fresh.daemon.logLevel)
             parts = freshParts
@@ -269,14 +277,18 @@ public final class InboxDaemon {
         } catch {
             log.log(.error, "pdftrapper: the workspace could not start again after the reload: \(error)")
         }
-        showLive(fresh)
+        showLive()
     }
 
     /// The companion, when there is one, shows every revision of the library live.
-    func showLive(_ config: Config? = nil) {
+    func showLive() {
         guard let companion else { return }
-        let log = self.log
-        live.show(companion, library: (config ?? self.config).library.root, log: { log.log(.warning, "pdftrapper: \($0)") })
+        live.show(companion)
+    }
+
+    /// The library's watch and search index, for `config`.
+    static func followLibrary(_ config: Config, revisions: RevisionFeed, log: any EventLog) -> LibraryFollowers {
+        LibraryFollowers(config, feed: revisions) { log.log($0, "pdftrapper: \($1)") }
     }
 
     private func startWatching() throws {

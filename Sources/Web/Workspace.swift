@@ -57,6 +57,8 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
     let staticFiles: String?
     /// For what the store alone knows (whether a redo is waiting); read only.
     let store: TargetStore
+    /// The search index, as the daemon's (or `serve`'s) indexer keeps it.
+    let searchIndex: SearchIndexReaders
     private var server: HTTPListener?
 
     public var bodyLimit: Int { (config.web ?? WebSettings()).maxBodyBytes }
@@ -73,6 +75,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         save = WorkspaceSave(config: config, edits: edits, store: store)
         staticFiles = Self.findStaticFiles()
         pages = PageImages(scratch: config.daemon.stateDir + "/web-revisions")
+        searchIndex = SearchIndexReaders(path: LibraryIndexer.indexPath(config))
     }
 
     /// Listens on `web.listen`; what `pdftrapper run` with `[web]` and `pdftrapper serve` do.
@@ -169,6 +172,8 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         case ("GET", "/api/photo"): return photo(request)
         case ("GET", "/api/words"): return words(request)
         case ("GET", "/api/annotations"): return annotations(request)
+        case ("GET", "/api/search"): return search(request)
+        case ("GET", "/api/download"): return download(request)
         case ("GET", "/api/signatures"): return signatureList()
         case ("GET", "/api/signature"): return signature(request)
         case ("POST", "/api/signatures"): return saveSignature(request)

@@ -9,7 +9,7 @@ enum CLI {
 
     /// Only commands that work are listed here.
     static let commands: [any Command.Type] = [
-        RunCommand.self, StatusCommand.self, IngestCommand.self, ScanCommand.self, DevicesCommand.self, ApplyCommand.self, AnnotationsCommand.self, HistoryCommand.self, PreviewCommand.self, UndoCommand.self, RedoCommand.self, CompactCommand.self, RecoverCommand.self, EventsCommand.self,
+        RunCommand.self, StatusCommand.self, IngestCommand.self, ScanCommand.self, DevicesCommand.self, ApplyCommand.self, AnnotationsCommand.self, HistoryCommand.self, PreviewCommand.self, UndoCommand.self, RedoCommand.self, CompactCommand.self, RecoverCommand.self, EventsCommand.self, SearchCommand.self, IndexCommand.self,
         CheckConfigCommand.self, ExplainCommand.self, OCRCommand.self, ServeCommand.self, WebURLCommand.self,
     ]
 

@@ -41,14 +41,17 @@ enum ServeCommand: Command {
         }
         let edits = EditWorkers(environment: context.environment)
         // Its saves are made by edit workers, other processes: the library watch finds them.
-        let live = LiveFollowUp(RevisionFeed())
+        let feed = RevisionFeed()
+        let live = LiveFollowUp(feed)
         let workspace: Workspace
+        let library: LibraryFollowers
         do {
             try DaemonParts.makeFolders(config)
             try DaemonParts.openStore(config).recoverAll()
             workspace = try Workspace(config: config, edits: edits)
             try workspace.start()
-            live.show(workspace, library: config.library.root) { line in
+            live.show(workspace)
+            library = LibraryFollowers(config, feed: feed) { _, line in
                 FileHandle.standardError.write(Data("pdftrapper: \(line)\n".utf8))
             }
         } catch {
@@ -63,6 +66,7 @@ enum ServeCommand: Command {
         // Saves in hand end first (answered 503), so that the connections waiting on them can close.
         edits.stop()
         live.stop()
+        library.stop()
         workspace.stop()
         return .ok
     }

@@ -40,38 +40,54 @@ public protocol LiveFeed: AnyObject, Sendable {
 }
 
 /// The live view's subscription: every revision a feed tells goes on to the view showing the
-/// library (the workspace), and while there is one, a `LibraryWatch` adds to the feed the revisions
-/// other processes make. The view is replaced when a reload restarts the workspace.
+/// library (the workspace). The view is replaced when a reload restarts the workspace.
 public final class LiveFollowUp: RevisionSubscriber, @unchecked Sendable {
-    private let feed: RevisionFeed
     private let lock = NSLock()
     private var view: (any LiveFeed)?
-    private var watch: LibraryWatch?
 
     /// Subscribes to `feed`, for as long as the process lives.
     public init(_ feed: RevisionFeed) {
-        self.feed = feed
         feed.subscribe(self)
     }
 
-    /// Shows the library at `root` live on `view` (instead of any view before).
-    public func show(_ view: any LiveFeed, library root: String, log: @escaping @Sendable (String) -> Void) {
-        stop()
-        let started = LibraryWatch.start(root: root, feed: feed, log: log)
-        lock.withLock { (self.view, watch) = (view, started) }
+    /// Shows every revision on `view` (instead of any view before).
+    public func show(_ view: any LiveFeed) {
+        lock.withLock { self.view = view }
     }
 
-    /// Nothing shows the library any more: the view is told nothing, and the watch stops.
+    /// Nothing shows the library any more.
     public func stop() {
-        let old = lock.withLock { () -> LibraryWatch? in
-            defer { (view, watch) = (nil, nil) }
-            return watch
-        }
-        old?.stop()
+        lock.withLock { view = nil }
     }
 
     public func revisionCommitted(_ event: RevisionCommitted) {
         lock.withLock { view }?.revisionLanded(target: event.target, end: event.end, operation: event.operation)
+    }
+}
+
+/// What follows the library whoever serves it: a `LibraryWatch`, which adds to the feed the
+/// revisions other processes make, and the search indexer, which hears every revision the feed
+/// tells. Started by the daemon and by `pdftrapper serve`, and started anew when a reload moves the
+/// library or the state folder.
+public final class LibraryFollowers: @unchecked Sendable {
+    public let indexer: LibraryIndexer
+    private let watch: LibraryWatch?
+
+    public init(_ config: Config, feed: RevisionFeed, log: @escaping @Sendable (LogLevel, String) -> Void) {
+        indexer = LibraryIndexer(config: config, log: log)
+        feed.subscribe(indexer)
+        indexer.start()
+        watch = LibraryWatch.start(root: config.library.root, feed: feed) { log(.warning, $0) }
+    }
+
+    /// Whether `fresh` follows another library, or keeps its index elsewhere.
+    public func differs(_ fresh: Config) -> Bool {
+        fresh.library.root != indexer.root || LibraryIndexer.indexPath(fresh) != indexer.indexPath
+    }
+
+    public func stop() {
+        watch?.stop()
+        indexer.stop()
     }
 }
 

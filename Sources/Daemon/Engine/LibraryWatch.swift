@@ -140,19 +140,6 @@ public final class LibraryWatch: @unchecked Sendable {
 
     /// Every document below the library with its length.
     private func lengths() -> [String: Int] {
-        var found: [String: Int] = [:]
-        guard let walker = FileManager.default.enumerator(atPath: root) else { return found }
-        while let relative = walker.nextObject() as? String {
-            let path = root + "/" + relative
-            if (relative as NSString).lastPathComponent.hasPrefix(".") {
-                walker.skipDescendants()
-                continue
-            }
-            var status = stat()
-            if Self.isDocument(path, below: root), lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
-                found[path] = Int(status.st_size)
-            }
-        }
-        return found
+        Dictionary(uniqueKeysWithValues: LibraryDocuments.list(root).map { (root + "/" + $0.key, Int($0.value.st_size)) })
     }
 }
