@@ -9,7 +9,7 @@
 #
 # Check it: bash completion/pdftrapper.bash --self-check   (prints "ok")
 
-_pdftrapper_commands="run status ingest scan devices apply annotations history preview undo redo compact recover events check-config explain ocr serve web-url help"
+_pdftrapper_commands="run status ingest scan devices apply annotations history preview undo redo compact recover events search index check-config explain ocr serve web-url help"
 
 # Flags (no value) and options (with a value) of each command; every command also takes --help.
 _pdftrapper_flags() {
@@ -19,12 +19,15 @@ _pdftrapper_flags() {
         compact) echo "--linearize" ;;
         ocr) echo "--queued" ;;
         web-url) echo "--new-token" ;;
+        search) echo "--json" ;;
+        index) echo "--rebuild" ;;
     esac
 }
 
 _pdftrapper_options() {
     case $1 in
-        run | check-config | serve | web-url) echo "--config" ;;
+        run | check-config | serve | web-url | index) echo "--config" ;;
+        search) echo "--config --in --after --before --limit" ;;
         status) echo "--config --json" ;;
         events) echo "--config --retry --json" ;;
         ingest) echo "--to --config --rule --state-dir" ;;
@@ -283,7 +286,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" && ${1-} == --self-check ]]; then
     # Every command of `pdftrapper --help` (CLI.swift), written out again here on purpose.
     _pdftrapper_expect "pdftrapper " "$(_pdftrapper_try pdftrapper "")" \
         run status ingest scan devices apply annotations history preview undo redo compact recover events \
-        check-config explain ocr serve web-url help --help --version
+        search index check-config explain ocr serve web-url help --help --version
     _pdftrapper_refuse "pdftrapper " "$(_pdftrapper_try pdftrapper "")" scanner-agent
     if [[ -n ${PDFTRAPPER_BIN-} && -x $PDFTRAPPER_BIN ]]; then
         # shellcheck disable=SC2046
@@ -294,6 +297,8 @@ if [[ ${BASH_SOURCE[0]} == "$0" && ${1-} == --self-check ]]; then
     _pdftrapper_expect "pdftrapper help " "$(_pdftrapper_try pdftrapper help "")" ingest ocr explain
     _pdftrapper_refuse "pdftrapper help " "$(_pdftrapper_try pdftrapper help "")" help
     _pdftrapper_expect "pdftrapper ingest -" "$(_pdftrapper_try pdftrapper ingest -)" --to --prepend --config --rule --state-dir --help
+    _pdftrapper_expect "pdftrapper search x -" "$(_pdftrapper_try pdftrapper search x -)" --json --in --after --before --limit --config
+    _pdftrapper_expect "pdftrapper index -" "$(_pdftrapper_try pdftrapper index -)" --rebuild --config
     _pdftrapper_expect "pdftrapper scan -" "$(_pdftrapper_try pdftrapper scan -)" --profile --to --config --state-dir
     _pdftrapper_expect "pdftrapper ocr -" "$(_pdftrapper_try pdftrapper ocr -)" --lang --queued --config --state-dir
     _pdftrapper_expect "pdftrapper annotations -" "$(_pdftrapper_try pdftrapper annotations -)" --page --json

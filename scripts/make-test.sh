@@ -83,7 +83,7 @@ suites=$!
     # The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
     # the debug binary: one browser for every scenario (Tests/Workspace/README.md).
     step workspace in_suite Workspace timeout 900 python3 -m unittest -v test_security test_live test_browser \
-        test_phone test_upload test_slow_clients test_library test_unsaved
+        test_phone test_upload test_slow_clients test_library test_unsaved test_search
 ) &
 hosts=$!
 wait "$suites" "$hosts" "$packages"

@@ -17,6 +17,8 @@ import { initSignatures } from './signatures.js';
 import { initReframe, openReframe } from './reframe.js';
 import { initUpload } from './upload.js';
 import * as kept from './keep.js';
+import { initFind, openedDocument, pageShown } from './find.js';
+import { initTakeout } from './takeout.js';
 
 const THUMB_WIDTH = 160;        // pixels asked for a strip thumbnail
 const HISTORY_THUMB_WIDTH = 80; // pixels asked for a history thumbnail
@@ -125,7 +127,8 @@ function reportFailure(err) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Routing: #/ (library), #/status, #/doc/FOLDER/NAME.pdf
+// Routing: #/ (library), #/status, #/doc/FOLDER/NAME.pdf[?page=N&q=WORDS] (a search's hit: that
+// page, the words found marked)
 
 let currentHash = '';
 
@@ -133,8 +136,11 @@ function parseHash() {
   const hash = location.hash.replace(/^#/, '') || '/';
   if (hash === '/status') return { view: 'status' };
   if (hash.startsWith('/doc/')) {
+    const [where, search = ''] = hash.slice(5).split('?');
+    const params = new URLSearchParams(search);
     try {
-      return { view: 'doc', path: hash.slice(5).split('/').map(decodeURIComponent).join('/') };
+      return { view: 'doc', path: where.split('/').map(decodeURIComponent).join('/'),
+        page: Number(params.get('page')) || null, find: params.get('q') || '' };
     } catch { /* a malformed escape: fall back to the library */ }
   }
   return { view: 'library' };
@@ -153,7 +159,7 @@ function route() {
   hideMessage();
   if (next.view === 'library') showLibrary();
   else if (next.view === 'status') showStatus();
-  else openDocument(next.path);
+  else openDocument(next.path, next);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,10 +335,10 @@ function refreshListsSoon() {
 // ---------------------------------------------------------------------------------------------
 // Document: loading
 
-async function openDocument(path) {
+async function openDocument(path, { page = null, find = '' } = {}) {
   if (path !== state.path) {
     state.path = path;
-    state.page = 1;
+    state.page = page || 1;
     state.doc = state.shown = state.revision = null;
     setZoom(1, true);
     $('page-area').scrollTo(0, 0);   // not where the last document was zoomed into
@@ -342,10 +348,14 @@ async function openDocument(path) {
     $('strip').replaceChildren();
     $('history-list').replaceChildren();
     const restoring = kept.restore(path).catch(() => []);
+    openedDocument(path, find);
     await loadDocument();
     restoreEdits(path, await restoring);
     return;
   }
+  // The same document from a search's hit: its page, and the words found.
+  if (page) state.page = page;
+  if (find) openedDocument(path, find);
   await loadDocument();
 }
 
@@ -542,6 +552,7 @@ function showPage(number) {
   layoutPage();
   refreshCanvasMode();
   updateReframe();
+  pageShown();
 }
 
 /**
@@ -1166,6 +1177,7 @@ function onKey(event) {
   const key = event.key.toLowerCase();
   const mod = event.ctrlKey || event.metaKey;
   if (mod && key === 's') { event.preventDefault(); save(); return; }
+  if (mod && key === 'f') { event.preventDefault(); $('find-input').focus(); $('find-input').select(); return; }
   if (event.target.closest('input, textarea, select')) return;
   if (mod && key === 'z' && !event.shiftKey) { event.preventDefault(); undo(); return; }
   if (mod && (key === 'y' || (key === 'z' && event.shiftKey))) { event.preventDefault(); redo(); return; }
@@ -1174,6 +1186,16 @@ function onKey(event) {
   if (step) { event.preventDefault(); stepPage(step); }
   if (key === 'home') showPage(stripOrder()[0] || 1);
   if (key === 'end') showPage(stripOrder().at(-1) || state.shown.pages.length);
+}
+
+/** The words of the open document's page `page` (/api/words), asked once per revision. */
+function wordsOf(page) {
+  if (!state.words.has(page)) {
+    const promise = api(query('/api/words', { path: state.path, page })).then((r) => r.words || []);
+    promise.catch(() => state.words.delete(page));   // ask again next time
+    state.words.set(page, promise);
+  }
+  return state.words.get(page);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1190,14 +1212,7 @@ function start() {
     commit,
     readOnly: () => !editable() || shownPageTurned(),
     showMarks: () => !state.revision,
-    words: (page) => {
-      if (!state.words.has(page)) {
-        const promise = api(query('/api/words', { path: state.path, page })).then((r) => r.words || []);
-        promise.catch(() => state.words.delete(page));   // ask again next time
-        state.words.set(page, promise);
-      }
-      return state.words.get(page);
-    },
+    words: wordsOf,
     annotations: (page) => {
       if (!state.annotations.has(page)) {
         const entry = { list: null };
@@ -1214,6 +1229,26 @@ function start() {
   initSignatures({ onPick: chooseSignature, message: (text) => showMessage(text) });
   initStripEvents();
   initReframe();
+  initFind({
+    // Marks and hits are of the document as it is now, not of a past revision on screen.
+    page: () => {
+      if (state.view !== 'doc' || !state.shown || state.revision || !state.shown.pages.length) return null;
+      const page = state.shown.pages[state.page - 1];
+      return { number: state.page, width: page.width, height: page.height };
+    },
+    words: (page) => wordsOf(page),
+    goTo: (page) => showPage(page),
+    showLibrary: (searching) => { $('search-view').hidden = !searching; $('library').hidden = searching; },
+  });
+  initTakeout({
+    document: () => {
+      if (state.view !== 'doc' || !state.doc) return null;
+      const name = state.path.split('/').pop();
+      return { path: state.path, pages: state.doc.pages.length, end: state.revision ? state.revision.end : null,
+        label: state.revision ? `${name} — revision ${state.revision.number}` : name };
+    },
+    message: (text) => showMessage(text),
+  });
   initUpload({
     target: () => (state.view === 'doc' ? state.path : null),
     // Added to the open document: show its new pages as they land, as a scanner's.

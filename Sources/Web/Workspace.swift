@@ -475,7 +475,9 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
               let data = FileManager.default.contents(atPath: folder + "/" + name) else { return HTTPResponse(status: 404) }
         return HTTPResponse(status: 200, headers: [
             ("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
-            ("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"),
+            // blob: frames and reads: Print shows the PDF the page fetched (takeout.js) in a frame of its own.
+            ("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+                + "frame-src blob:; connect-src 'self' blob:; frame-ancestors 'none'"),
             ("Referrer-Policy", "no-referrer"),
         ], body: .bytes(Array(data)))
     }

@@ -28,14 +28,19 @@ class LibraryTests(unittest.TestCase):
         one = cls.daemon.path("One.pdf")
         text_pdf(one, ["a document of the library"])
         cls.names = sorted(f"Folder{n % 3}/Doc{n:03}.pdf" for n in range(DOCUMENTS))
-        # The daemon reads each new PDF's end once to tell open pages of it (LibraryWatch); that is
-        # over before the count of opens begins, which is about the listing.
+        # The daemon reads each new PDF's end once to tell open pages of it (LibraryWatch), and its
+        # words for the search index; that is over before the count of opens begins, which is
+        # about the listing.
         feed = LiveFeed(cls.daemon, Client(cls.daemon))
         for name in cls.names:
             os.makedirs(os.path.dirname(cls.daemon.path("library", name)), exist_ok=True)
             shutil.copy(one, cls.daemon.path("library", name))
         feed.until_all(cls.names)
         feed.close()
+        # The search index reads each new PDF once too, on a thread of its own: over before the count.
+        client = Client(cls.daemon)
+        cls.daemon.wait_for(lambda: len(client.json("GET", "/api/search?q=library&limit=1000")[1].get("hits", [])) == DOCUMENTS,
+                            seconds=60, what="every document in the search index")
 
     @classmethod
     def tearDownClass(cls):
