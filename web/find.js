@@ -79,6 +79,7 @@ async function searchLibrary(text, offset = 0) {
   $('search-summary').textContent = shown
     ? `${shown}${answer.more ? '+' : ''} page${shown === 1 && !answer.more ? '' : 's'} found`
       + (answer.literal ? ' (the words as written)' : '')
+      + (answer.window ? ` — more than ${answer.window.toLocaleString()} pages hold them: the best of the newest (more words narrow it)` : '')
     : `No page holds “${library.text}”.`;
   library.next = answer.next ?? null;
   $('search-more').hidden = library.next === null;

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import System
 
 /// The library's search index: an SQLite file in the state folder with an FTS5 table of every
 /// page's text (its text layer, ours from OCR or the PDF's own) and the text of its notes and text
@@ -61,7 +62,7 @@ public final class LibraryIndex {
     }
 
     /// Bumped when the schema changes: an index of another version is made anew.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
     static let pageBits: Int64 = 20
     public static let maxPages = 1 << 20
 
@@ -71,15 +72,17 @@ public final class LibraryIndex {
     public private(set) var remade: String?
 
     /// Opens the index at `path`, making it when missing and making it anew when it is damaged.
-    public init(path: String) throws(Failure) {
+    /// `thorough`: SQLite's quick check of every page first (a second for a 100,000-page index),
+    /// as the indexer does at start; without it, only its header and schema are looked at.
+    public init(path: String, thorough: Bool = true) throws(Failure) {
         self.path = path
         do {
-            database = try Self.openChecked(path)
+            database = try Self.openChecked(path, thorough: thorough)
         } catch let failure as SQLiteDatabase.Failure where failure.isDamage || failure.code == Self.staleSchema {
             remade = failure.code == Self.staleSchema ? "made by another version" : "damaged (\(failure.message))"
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             do {
-                database = try Self.openChecked(path)
+                database = try Self.openChecked(path, thorough: thorough)
             } catch {
                 throw Failure(description: "search index \(path): \(error)")
             }
@@ -105,12 +108,15 @@ public final class LibraryIndex {
 
     private static let staleSchema: Int32 = -1
 
-    private static func openChecked(_ path: String) throws -> SQLiteDatabase {
+    private static func openChecked(_ path: String, thorough: Bool) throws -> SQLiteDatabase {
         let database = try SQLiteDatabase(path: path)
         // WAL: searches read while the indexer writes. NORMAL: a power cut may lose the last
         // transactions, never the file's consistency; what is lost is indexed again from the PDFs.
-        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-        let check = try database.rows("PRAGMA quick_check").first?.first?.text
+        // WAL's shared memory does not work across the hosts of a network file system: there, a
+        // rollback journal and the file system's locks.
+        let shared = SharedMount.containing((path as NSString).deletingLastPathComponent)?.isShared == true
+        try database.execute("PRAGMA journal_mode = \(shared ? "DELETE" : "WAL"); PRAGMA synchronous = NORMAL")
+        let check = thorough ? try database.rows("PRAGMA quick_check").first?.first?.text : "ok"
         guard check == "ok" else { throw SQLiteDatabase.Failure(code: SQLITE_CORRUPT, message: check ?? "quick_check said nothing") }
         let version = try database.rows("PRAGMA user_version").first?.first?.integer ?? 0
         if version == 0 {
@@ -119,7 +125,7 @@ public final class LibraryIndex {
                     CREATE TABLE documents(
                         id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, stamp TEXT NOT NULL, size INTEGER NOT NULL,
                         pages INTEGER NOT NULL, created REAL NOT NULL, modified REAL NOT NULL, rule TEXT, problem TEXT);
-                    CREATE VIRTUAL TABLE texts USING fts5(text, notes, tokenize = 'unicode61 remove_diacritics 2');
+                    CREATE VIRTUAL TABLE texts USING fts5(text, notes, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
                     PRAGMA user_version = \(schemaVersion);
                     """)
             }
@@ -223,12 +229,21 @@ public final class LibraryIndex {
         }
     }
 
+    /// When more pages than this hold the words, the best are found among this many of the
+    /// newest (the highest row ids: documents read most recently, pages last in them), so that a
+    /// word on every page of a large library is answered as fast as a rare one.
+    public static let rankedWindow = 5000
+
     private func search(_ query: SearchQuery, match: String, literal: Bool) throws -> SearchResults {
         var conditions = ["texts MATCH ?"]
         var values: [SQLiteDatabase.Value] = [.text(match)]
         if let document = query.document {
-            conditions.append("d.path = ?")
-            values.append(.text(document))
+            // One range of row ids, which FTS5 seeks to rather than filters.
+            guard let id = try database.rows("SELECT id FROM documents WHERE path = ?", [.text(document)]).first?.first?.integer else {
+                return SearchResults(hits: [], more: false, literal: literal)
+            }
+            conditions.append("texts.rowid BETWEEN ? AND ?")
+            values += [.integer(Self.rowid(id, 0)), .integer(Self.rowid(id, Self.maxPages - 1))]
         }
         if let folder = query.folder {
             conditions.append("substr(d.path, 1, ?) = ?")
@@ -242,21 +257,37 @@ public final class LibraryIndex {
             conditions.append("d.created < ?")
             values.append(.real(before.timeIntervalSince1970))
         }
-        values += [.integer(Int64(query.limit + 1)), .integer(Int64(query.offset))]
+        // CROSS JOIN keeps the FTS5 table outermost: the other way round, each document would
+        // run the whole query again.
+        let join = "FROM texts CROSS JOIN documents d ON d.id = texts.rowid >> \(Self.pageBits)"
+        // More pages than the window hold the words: the newest of them are ranked.
+        let edge = try database.rows("""
+            SELECT texts.rowid \(join) WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY texts.rowid DESC LIMIT 2 OFFSET ?
+            """, values + [.integer(Int64(Self.rankedWindow - 1))])
+        let windowed = edge.count == 2
+        if windowed, let first = edge[0].first?.integer {
+            conditions.append("texts.rowid >= ?")
+            values.append(.integer(first))
+        }
         let rows = try database.rows("""
-            SELECT d.path, texts.rowid & \((1 << Self.pageBits) - 1), d.pages, d.modified,
-                   snippet(texts, -1, char(\(SearchHit.markStart.value)), char(\(SearchHit.markEnd.value)), '…', \(query.snippetWords)),
-                   bm25(texts)
-            FROM texts JOIN documents d ON d.id = texts.rowid >> \(Self.pageBits)
+            SELECT texts.rowid, d.path, d.pages, d.modified, bm25(texts) \(join)
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY bm25(texts), d.modified DESC, texts.rowid
             LIMIT ? OFFSET ?
-            """, values)
-        let hits = rows.prefix(query.limit).map { row in
-            SearchHit(path: row[0].text ?? "", page: Int(row[1].integer ?? 0) + 1, pages: Int(row[2].integer ?? 0),
-                      modified: Date(timeIntervalSince1970: row[3].real ?? 0), snippet: row[4].text ?? "", rank: row[5].real ?? 0)
+            """, values + [.integer(Int64(query.limit + 1)), .integer(Int64(query.offset))])
+        // Snippets for the hits shown only: each is a seek to its row.
+        let hits = try rows.prefix(query.limit).map { row in
+            let rowid = row[0].integer ?? 0
+            let snippet = try database.rows("""
+                SELECT snippet(texts, -1, char(\(SearchHit.markStart.value)), char(\(SearchHit.markEnd.value)), '…', \(query.snippetWords))
+                FROM texts WHERE texts MATCH ? AND rowid = ?
+                """, [.text(match), .integer(rowid)]).first?.first?.text ?? ""
+            return SearchHit(path: row[1].text ?? "", page: Int(rowid & ((1 << Self.pageBits) - 1)) + 1, pages: Int(row[2].integer ?? 0),
+                             modified: Date(timeIntervalSince1970: row[3].real ?? 0), snippet: snippet, rank: row[4].real ?? 0)
         }
-        return SearchResults(hits: Array(hits), more: rows.count > query.limit, literal: literal)
+        return SearchResults(hits: Array(hits), more: rows.count > query.limit || windowed, literal: literal,
+                             window: windowed ? Self.rankedWindow : nil)
     }
 
     // MARK: inside

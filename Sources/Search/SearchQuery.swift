@@ -32,6 +32,9 @@ public struct SearchQuery: Sendable, Equatable {
         }
         if text.allSatisfy({ $0.isWhitespace }) { throw Refusal(description: "the query is empty") }
         if let after, let before, after >= before { throw Refusal(description: "--after must come before --before") }
+        if let short = Self.shortPrefix(text) {
+            throw Refusal(description: "\(short): a prefix needs at least 2 letters (every word that begins with one letter is most of the library)")
+        }
         self.text = text
         self.document = document
         self.folder = folder.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }.flatMap { $0.isEmpty ? nil : $0 }
@@ -51,6 +54,20 @@ public struct SearchQuery: Sendable, Equatable {
             .filter { $0.contains { $0.isLetter || $0.isNumber } }
             .map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
         return words.isEmpty ? nil : words.joined(separator: " ")
+    }
+
+    /// A prefix of one letter (`b*`), which FTS5 would answer by merging the lists of every word
+    /// that begins with it: seconds on a large library. Prefixes of 2 and 3 letters have indexes.
+    static func shortPrefix(_ text: String) -> String? {
+        let scalars = Array(text.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() where scalar == "*" && index > 0 {
+            let letter = scalars[index - 1]
+            guard letter.properties.isAlphabetic || ("0"..."9").contains(letter) else { continue }
+            if index == 1 || !(scalars[index - 2].properties.isAlphabetic || ("0"..."9").contains(scalars[index - 2])) {
+                return String(String.UnicodeScalarView([letter, scalar]))
+            }
+        }
+        return nil
     }
 
     /// Whether SQLite refused the query as FTS5's syntax (and not for another reason).
@@ -116,4 +133,13 @@ public struct SearchResults: Sendable, Equatable {
     public var more: Bool
     /// The query was not FTS5's syntax, and its words were searched as written.
     public var literal: Bool
+    /// More pages than this held the words: the hits are the best of this many of the newest.
+    public var window: Int?
+
+    public init(hits: [SearchHit], more: Bool, literal: Bool, window: Int? = nil) {
+        self.hits = hits
+        self.more = more
+        self.literal = literal
+        self.window = window
+    }
 }

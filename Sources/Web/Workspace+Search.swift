@@ -40,7 +40,8 @@ extension Workspace {
              "snippet": hit.pieces.map { ["text": $0.text, "found": $0.found] }]
         }
         var answer: [String: Any] = ["hits": hits, "more": results.more, "literal": results.literal]
-        if results.more { answer["next"] = query.offset + query.limit }
+        if results.more, results.hits.count == query.limit { answer["next"] = query.offset + query.limit }
+        answer["window"] = results.window
         return WebJSON.response(answer)
     }
 

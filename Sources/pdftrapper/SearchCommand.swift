@@ -18,12 +18,13 @@ enum SearchCommand: Command {
     QUERY is FTS5's syntax: words (all must be on the page), "a phrase", prefix*, OR, NOT
     (a NOT b), NEAR(a b, 5), and parentheses. Case and accents do not matter (cafe finds Café).
     A query that is not that syntax (an apostrophe, a lone quote) is searched as the words
-    written. Scripts written without spaces (Chinese, Japanese) are found by a whole run of
+    written. When more than 5,000 pages hold the words, the best of the 5,000 newest are shown
+    (and said), so that a word on every page is answered as fast as a rare one. Scripts written without spaces (Chinese, Japanese) are found by a whole run of
     characters or its beginning (東京*), not by a word inside a run.
 
       --json           one JSON object: hits (path, page, pages, modified, snippet, found: the
-                       words marked), more (there are more than --limit) and literal (the query
-                       was searched as the words written)
+                       words marked), more (there are more than --limit), literal (the query
+                       was searched as the words written) and window (see below)
       --in FOLDER      only documents below FOLDER of the library
       --after DATE     only documents with a revision on or after DATE (YYYY-MM-DD, local time,
                        or an ISO 8601 moment)
@@ -31,7 +32,7 @@ enum SearchCommand: Command {
       --limit N        at most N hits (default 50, at most 1000)
 
     Exit codes: 0 something found, 1 nothing found, 64 a query refused (empty, over 1024 bytes,
-    a NUL byte), 66 no config, 78 bad config, 69 the index cannot be opened.
+    a NUL byte, a prefix of one letter), 66 no config, 78 bad config, 69 the index cannot be opened.
     """
     static let arguments = ArgumentSpec(flags: ["--json"], options: ["--config", "--in", "--after", "--before", "--limit"])
 
@@ -69,8 +70,12 @@ enum SearchCommand: Command {
         }
         let results: SearchResults
         do {
-            let index = try IndexCommand.current(config, context)
-            results = try index.search(query)
+            do {
+                results = try IndexCommand.current(config, context, thorough: false).search(query)
+            } catch {
+                // A damage the light look at the index did not see: checked whole (made anew if damaged), then again.
+                results = try IndexCommand.current(config, context, thorough: true).search(query)
+            }
         } catch {
             context.err("pdftrapper search: \(error)")
             return .unavailable
@@ -83,7 +88,12 @@ enum SearchCommand: Command {
                     .split(whereSeparator: \.isNewline).joined(separator: " ")
                 context.out("\(hit.path):\(hit.page): \(snippet)")
             }
-            if results.more { context.err("pdftrapper search: more than \(query.limit) pages found; --limit N shows more") }
+            if let window = results.window {
+                context.err("pdftrapper search: more than \(window) pages hold the words; these are the best of the \(window) newest "
+                            + "(more words, --in or --after narrow it)")
+            } else if results.more {
+                context.err("pdftrapper search: more than \(query.limit) pages found; --limit N shows more")
+            }
             if results.literal { context.err("pdftrapper search: searched for the words as written (the query is not FTS5's syntax)") }
         }
         return results.hits.isEmpty ? .failure : .ok
@@ -94,7 +104,8 @@ enum SearchCommand: Command {
             ["path": hit.path, "page": hit.page, "pages": hit.pages, "modified": ISO8601DateFormatter().string(from: hit.modified),
              "snippet": hit.pieces.map(\.text).joined(), "found": hit.pieces.filter(\.found).map(\.text)]
         }
-        let object: [String: Any] = ["hits": hits, "more": results.more, "literal": results.literal]
+        var object: [String: Any] = ["hits": hits, "more": results.more, "literal": results.literal]
+        object["window"] = results.window
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
@@ -143,9 +154,9 @@ enum IndexCommand: Command {
     }
 
     /// The index, brought up to date with the library first.
-    static func current(_ config: Config, _ context: CommandContext) throws -> LibraryIndex {
+    static func current(_ config: Config, _ context: CommandContext, thorough: Bool) throws -> LibraryIndex {
         let indexer = LibraryIndexer(config: config) { context.err("pdftrapper: \($1)") }
-        let index = try indexer.open()
+        let index = try indexer.open(thorough: thorough)
         try indexer.catchUp(index, progress: progress(context))
         return index
     }

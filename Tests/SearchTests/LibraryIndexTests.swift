@@ -89,6 +89,19 @@ import TestSupport
         #expect(try index.documents().isEmpty)
     }
 
+    @Test func wordsOnMorePagesThanTheWindowAreRankedAmongTheNewest() throws {
+        try add("old.pdf", Array(repeating: "common alpha", count: 20))
+        try add("new.pdf", Array(repeating: "common words on a newer page", count: LibraryIndex.rankedWindow))
+        let common = try index.search(SearchQuery("common"))
+        #expect(common.window == LibraryIndex.rankedWindow && common.more && common.hits.count == 50)
+        #expect(Set(common.hits.map(\.path)) == ["new.pdf"], "the older document's pages are past the window")
+        let narrowed = try index.search(SearchQuery("common alpha"))
+        #expect(narrowed.window == nil && narrowed.hits.count == 20 && Set(narrowed.hits.map(\.path)) == ["old.pdf"])
+        #expect(try index.search(SearchQuery("common", document: "old.pdf", limit: 100)).hits.count == 20,
+                "within one document, its own pages")
+        #expect(try index.search(SearchQuery("alpha")).window == nil)
+    }
+
     @Test func aRuleOnceKnownIsKeptWhenTheDocumentIsReadAgainWithoutIt() throws {
         try add("r.pdf", ["x"], rule: "receipts")
         try add("r.pdf", ["y"])
@@ -113,6 +126,9 @@ import TestSupport
             try SearchQuery(String(repeating: "invoice ", count: 1280))
         }
         #expect(throws: SearchQuery.Refusal(description: "the query is empty")) { try SearchQuery("  \t") }
+        #expect(throws: SearchQuery.Refusal.self) { try SearchQuery("invoice OR b*") }
+        #expect(throws: SearchQuery.Refusal.self) { try SearchQuery("(x*)") }
+        #expect(try SearchQuery("in* 12* éc*").text == "in* 12* éc*", "two letters or more make a prefix")
         // 1 KB of words is still answered.
         try add("a.pdf", ["invoice"])
         #expect(try index.search(SearchQuery(String(repeating: "invoice ", count: 128))).hits.count == 1)

@@ -125,8 +125,10 @@ public final class LibraryIndexer: RevisionSubscriber, @unchecked Sendable {
     }
 
     /// Opens the index, saying so when a damaged one was made anew.
-    public func open() throws -> LibraryIndex {
-        let index = try LibraryIndex(path: indexPath)
+    /// `thorough`: SQLite's check of every page first (see `LibraryIndex.init`).
+    public func open(thorough: Bool = true) throws -> LibraryIndex {
+        try Durable.makeFolder((indexPath as NSString).deletingLastPathComponent)
+        let index = try LibraryIndex(path: indexPath, thorough: thorough)
         if let why = index.remade { log(.warning, "search index \(indexPath) was \(why): made anew from the library") }
         return index
     }
@@ -138,7 +140,11 @@ public final class LibraryIndexer: RevisionSubscriber, @unchecked Sendable {
         let known = try index.documents()
         let found = LibraryDocuments.list(root)
         var summary = Summary(documents: found.count)
-        let stale = found.filter { known[$0.key]?.stamp != Self.stamp($0.value) }.keys.sorted()
+        // Oldest first: a document's id, and so its pages' row ids, follow its age, which is what
+        // a search that holds more pages than it ranks keeps the newest of.
+        let stale = found.filter { known[$0.key]?.stamp != Self.stamp($0.value) }
+            .sorted { ($0.value.st_mtim.tv_sec, $0.value.st_mtim.tv_nsec, $0.key) < ($1.value.st_mtim.tv_sec, $1.value.st_mtim.tv_nsec, $1.key) }
+            .map(\.key)
         for (number, path) in stale.enumerated() {
             progress?(number, stale.count)
             do {
