@@ -37,6 +37,7 @@ bench: build
 	python3 bench/upload.py $(BIN)
 	python3 bench/events.py $(BIN)
 	python3 bench/multihost.py $(BIN)
+	python3 bench/search.py $(BIN)
 
 # libFuzzer on every parser (fuzz/README.md): SECONDS each, default 30.
 SECONDS ?= 30

@@ -85,7 +85,8 @@ function refused(err) {
   $('takeout-error').hidden = false;
 }
 
-async function share() {
+/** Fetches the PDF and hands it to `use`; a refusal on the way is said in the dialog. */
+async function withPDF(use) {
   let file;
   try {
     file = await fetchPDF();
@@ -93,39 +94,40 @@ async function share() {
     refused(err);
     return;
   }
-  try {
-    await navigator.share({ files: [file], title: file.name });
-    $('takeout-dialog').close();
-  } catch (err) {
-    if (err.name !== 'AbortError') refused(err);   // AbortError: the person closed the share sheet
-  }
+  await use(file);
+}
+
+function share() {
+  return withPDF(async (file) => {
+    try {
+      await navigator.share({ files: [file], title: file.name });
+      $('takeout-dialog').close();
+    } catch (err) {
+      if (err.name !== 'AbortError') refused(err);   // AbortError: the person closed the share sheet
+    }
+  });
 }
 
 /** The browser prints the PDF from a frame of its own, as its viewer would. */
-async function print() {
-  let file;
-  try {
-    file = await fetchPDF();
-  } catch (err) {
-    refused(err);
-    return;
-  }
-  const old = $('print-frame');
-  if (old) { URL.revokeObjectURL(old.src); old.remove(); }
-  const frame = document.createElement('iframe');
-  frame.id = 'print-frame';
-  frame.title = 'Printing';
-  frame.className = 'print-frame';
-  frame.src = URL.createObjectURL(file);
-  frame.addEventListener('load', () => {
-    try {
-      frame.contentWindow.focus();
-      frame.contentWindow.print();
-    } catch {
-      // A browser without a PDF viewer in frames (some phones): open it where it can be printed.
-      window.open(frame.src, '_blank');
-    }
+function print() {
+  return withPDF(async (file) => {
+    const old = $('print-frame');
+    if (old) { URL.revokeObjectURL(old.src); old.remove(); }
+    const frame = document.createElement('iframe');
+    frame.id = 'print-frame';
+    frame.title = 'Printing';
+    frame.className = 'print-frame';
+    frame.src = URL.createObjectURL(file);
+    frame.addEventListener('load', () => {
+      try {
+        frame.contentWindow.focus();
+        frame.contentWindow.print();
+      } catch {
+        // A browser without a PDF viewer in frames (some phones): open it where it can be printed.
+        window.open(frame.src, '_blank');
+      }
+    });
+    document.body.append(frame);
+    $('takeout-dialog').close();
   });
-  document.body.append(frame);
-  $('takeout-dialog').close();
 }

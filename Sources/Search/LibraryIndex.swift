@@ -232,7 +232,7 @@ public final class LibraryIndex {
     /// When more pages than this hold the words, the best are found among this many of the
     /// newest (the highest row ids: documents read most recently, pages last in them), so that a
     /// word on every page of a large library is answered as fast as a rare one.
-    public static let rankedWindow = 5000
+    public static let rankedWindow = 2000
 
     private func search(_ query: SearchQuery, match: String, literal: Bool) throws -> SearchResults {
         var conditions = ["texts MATCH ?"]

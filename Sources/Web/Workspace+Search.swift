@@ -1,5 +1,6 @@
 import Daemon
 import Foundation
+import System
 import HTTPServer
 import PDFAccess
 import Search
@@ -136,25 +137,69 @@ final class FileRangeStream: HTTPStream, @unchecked Sendable {
     func close() { lock.withLock { try? handle.close() } }
 }
 
-/// The index as the workspace reads it: a few connections kept open, each used by one request at
-/// a time; one whose file was made anew (a damaged index replaced) is let go.
+/// The index as the workspace reads it: one connection, on a thread of its own at a lower
+/// priority than captures (a search never slows a page landing), which answers one search at a
+/// time; the request's own thread waits for it. A connection whose file was made anew (a damaged
+/// index replaced) is let go.
 final class SearchIndexReaders: @unchecked Sendable {
     private let path: String
-    private let lock = NSLock()
-    private var idle: [(index: LibraryIndex, inode: UInt64)] = []
+    private let work = NSCondition()
+    private var queue: [() -> Void] = []
+    private var stopping = false
+    /// Used only on the thread.
+    private var open: (index: LibraryIndex, inode: UInt64)?
 
-    init(path: String) { self.path = path }
+    init(path: String) {
+        self.path = path
+        let thread = Thread { [self] in run() }
+        thread.name = "pdftrapper-search"
+        thread.start()
+    }
 
-    func withIndex<T>(_ body: (LibraryIndex) throws -> T) throws -> T {
+    /// Ends the thread once the searches queued are answered.
+    func stop() {
+        work.withLock {
+            stopping = true
+            work.broadcast()
+        }
+    }
+
+    private func run() {
+        ThreadPriority.lowerCurrent()
+        while true {
+            let next: (() -> Void)? = work.withLock {
+                while queue.isEmpty && !stopping { work.wait() }
+                return queue.isEmpty ? nil : queue.removeFirst()
+            }
+            guard let next else { return }
+            next()
+        }
+    }
+
+    func withIndex<T>(_ body: @escaping (LibraryIndex) throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        var result: Result<T, any Error> = .failure(LibraryIndex.Failure(description: "search is stopping"))
+        let accepted = work.withLock { () -> Bool in
+            guard !stopping else { return false }
+            queue.append { [self] in
+                result = Result { try body(try index()) }
+                done.signal()
+            }
+            work.signal()
+            return true
+        }
+        if accepted { done.wait() }
+        return try result.get()
+    }
+
+    /// The connection, opened again when the file is another.
+    private func index() throws -> LibraryIndex {
         guard let inode = (try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? UInt64 else {
             throw LibraryIndex.Failure(description: "the index is being made (\(path))")
         }
-        let reused = lock.withLock { () -> LibraryIndex? in
-            idle.removeAll { $0.inode != inode }
-            return idle.popLast()?.index
-        }
-        let index = try reused ?? LibraryIndex(readingAt: path)
-        defer { lock.withLock { if idle.count < 4 { idle.append((index, inode)) } } }
-        return try body(index)
+        if let open, open.inode == inode { return open.index }
+        let index = try LibraryIndex(readingAt: path)
+        open = (index, inode)
+        return index
     }
 }

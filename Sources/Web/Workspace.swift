@@ -90,6 +90,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     public func stop() {
         summaries.stop()
+        searchIndex.stop()
         events.close()
         server?.stop()
         server = nil

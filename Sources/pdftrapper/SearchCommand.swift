@@ -18,7 +18,7 @@ enum SearchCommand: Command {
     QUERY is FTS5's syntax: words (all must be on the page), "a phrase", prefix*, OR, NOT
     (a NOT b), NEAR(a b, 5), and parentheses. Case and accents do not matter (cafe finds Café).
     A query that is not that syntax (an apostrophe, a lone quote) is searched as the words
-    written. When more than 5,000 pages hold the words, the best of the 5,000 newest are shown
+    written. When more than 2,000 pages hold the words, the best of the 2,000 newest are shown
     (and said), so that a word on every page is answered as fast as a rare one. Scripts written without spaces (Chinese, Japanese) are found by a whole run of
     characters or its beginning (東京*), not by a word inside a run.
 

@@ -645,7 +645,7 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         assert_readers_agree(path, 1)
 
     def test_99_screenshots(self):
-        """The README's pictures (only with PDFTRAPPER_SCREENSHOTS): the library, a marked-up document, the status."""
+        """The README's pictures (only with PDFTRAPPER_SCREENSHOTS): the library, a search, a marked-up document, the status."""
         folder = os.environ.get("PDFTRAPPER_SCREENSHOTS")
         if not folder:
             self.skipTest("PDFTRAPPER_SCREENSHOTS is not set")
@@ -669,6 +669,12 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, ".doc-link"), what="the library")
         time.sleep(0.5)
         self.browser.save_screenshot(os.path.join(folder, "workspace-library.png"))
+        # Found as one types: the words marked in each page's snippet.
+        self.daemon.wait_for(lambda: self.client.json("GET", "/api/search?q=thirty")[1].get("hits"), what="the invoice in the index")
+        self.browser.find_element(By.ID, "search").send_keys("pay*")
+        self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, "#search-results .hit mark"), what="the results")
+        time.sleep(0.5)
+        self.browser.save_screenshot(os.path.join(folder, "workspace-search.png"))
         self.open("Letters/2026-12%20Invoice.pdf")
         self.click("tool-pen")
         time.sleep(0.5)
