@@ -9,6 +9,7 @@ import { api, query } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 const TYPING_PAUSE_MS = 200;
+const RESULTS_AT_ONCE = 20;   // a screenful; Show more asks for the next
 
 let host = null;
 const library = { seq: 0, timer: 0, text: '', next: null };
@@ -63,7 +64,7 @@ async function searchLibrary(text, offset = 0) {
   document.body.dataset.search = 'searching';
   let answer;
   try {
-    answer = await api(query('/api/search', { q: library.text, offset: offset || undefined, limit: 50 }));
+    answer = await api(query('/api/search', { q: library.text, offset: offset || undefined, limit: RESULTS_AT_ONCE }));
   } catch (err) {
     if (seq !== library.seq) return;
     $('search-summary').textContent = err.message;
