@@ -263,7 +263,7 @@ def captures_while_searching(binary, work, count):
     try:
         while indexed_pages(root) < 10000:
             time.sleep(0.5)
-        print(f"# 3. {count} one-page PDFs dropped one after another, with searches back to back or paused")
+        print(f"# 3. {count} scanned pages dropped one after another, every other one while a client searches")
         # One process searching back to back (a process: Python's threads would share one core),
         # stopped and continued between drops, so that the two kinds of drop alternate and the
         # machine's drift falls on both alike. At nice 19: it stands for a phone elsewhere, and its

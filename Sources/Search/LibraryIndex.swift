@@ -257,25 +257,25 @@ public final class LibraryIndex {
             conditions.append("d.created < ?")
             values.append(.real(before.timeIntervalSince1970))
         }
-        // CROSS JOIN keeps the FTS5 table outermost: the other way round, each document would
-        // run the whole query again.
-        let join = "FROM texts CROSS JOIN documents d ON d.id = texts.rowid >> \(Self.pageBits)"
-        // More pages than the window hold the words: the newest of them are ranked.
-        let edge = try database.rows("""
-            SELECT texts.rowid \(join) WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY texts.rowid DESC LIMIT 2 OFFSET ?
-            """, values + [.integer(Int64(Self.rankedWindow - 1))])
-        let windowed = edge.count == 2
-        if windowed, let first = edge[0].first?.integer {
-            conditions.append("texts.rowid >= ?")
-            values.append(.integer(first))
-        }
-        let rows = try database.rows("""
-            SELECT texts.rowid, d.path, d.pages, d.modified, bm25(texts) \(join)
+        // One pass, newest first, that stops at the window: each row's bm25 is computed as it
+        // is met. CROSS JOIN keeps the FTS5 table outermost (the other way round, each document
+        // would run the whole query again).
+        let found = try database.rows("""
+            SELECT texts.rowid, bm25(texts), d.path, d.pages, d.modified
+            FROM texts CROSS JOIN documents d ON d.id = texts.rowid >> \(Self.pageBits)
             WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY bm25(texts), d.modified DESC, texts.rowid
-            LIMIT ? OFFSET ?
-            """, values + [.integer(Int64(query.limit + 1)), .integer(Int64(query.offset))])
+            ORDER BY texts.rowid DESC LIMIT ?
+            """, values + [.integer(Int64(Self.rankedWindow + 1))])
+        let windowed = found.count > Self.rankedWindow
+        // Best first; on a tie the newer document, then the page that comes first.
+        let ranked = found.prefix(Self.rankedWindow).sorted { a, b in
+            let (rankA, rankB) = (a[1].real ?? 0, b[1].real ?? 0)
+            if rankA != rankB { return rankA < rankB }
+            let (modifiedA, modifiedB) = (a[4].real ?? 0, b[4].real ?? 0)
+            if modifiedA != modifiedB { return modifiedA > modifiedB }
+            return (a[0].integer ?? 0) < (b[0].integer ?? 0)
+        }
+        let rows = Array(ranked.dropFirst(query.offset).prefix(query.limit + 1))
         // Snippets for the hits shown only: each is a seek to its row.
         let hits = try rows.prefix(query.limit).map { row in
             let rowid = row[0].integer ?? 0
@@ -283,8 +283,8 @@ public final class LibraryIndex {
                 SELECT snippet(texts, -1, char(\(SearchHit.markStart.value)), char(\(SearchHit.markEnd.value)), '…', \(query.snippetWords))
                 FROM texts WHERE texts MATCH ? AND rowid = ?
                 """, [.text(match), .integer(rowid)]).first?.first?.text ?? ""
-            return SearchHit(path: row[1].text ?? "", page: Int(rowid & ((1 << Self.pageBits) - 1)) + 1, pages: Int(row[2].integer ?? 0),
-                             modified: Date(timeIntervalSince1970: row[3].real ?? 0), snippet: snippet, rank: row[4].real ?? 0)
+            return SearchHit(path: row[2].text ?? "", page: Int(rowid & ((1 << Self.pageBits) - 1)) + 1, pages: Int(row[3].integer ?? 0),
+                             modified: Date(timeIntervalSince1970: row[4].real ?? 0), snippet: snippet, rank: row[1].real ?? 0)
         }
         return SearchResults(hits: Array(hits), more: rows.count > query.limit || windowed, literal: literal,
                              window: windowed ? Self.rankedWindow : nil)
