@@ -19,6 +19,7 @@ import { initUpload } from './upload.js';
 import * as kept from './keep.js';
 import { initFind, openedDocument, pageShown } from './find.js';
 import { initTakeout } from './takeout.js';
+import { initZoom, showZoom, step as zoomStep, fit as zoomFit } from './zoom.js';
 
 const THUMB_WIDTH = 160;        // pixels asked for a strip thumbnail
 const HISTORY_THUMB_WIDTH = 80; // pixels asked for a history thumbnail
@@ -562,9 +563,12 @@ function showPage(number) {
  * sized with the image, so toPagePoint holds at any zoom. `preview` (while fingers pinch) resizes
  * the image and canvas as they are, and asks for nothing: the sharp image comes when they lift.
  */
-function layoutPage({ preview = false } = {}) {
+/**
+ * The page shown as fitted (zoom 1): CSS pixels across, for its width as turned by a queued
+ * rotation (`shownWidth`, in points), and that rotation.
+ */
+function pageFit() {
   const page = state.shown.pages[state.page - 1];
-  const img = $('page-image');
   const area = $('page-area');
   const style = getComputedStyle(area);   // its padding is less on a phone
   const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight), belowPage = $('page-nav').offsetHeight + 12;
@@ -574,7 +578,15 @@ function layoutPage({ preview = false } = {}) {
   const shownWidth = quarter ? page.height : page.width, shownHeight = quarter ? page.width : page.height;
   let across = area.clientWidth - padding;   // CSS pixels the page shows across
   if (!state.fitWidth) across = Math.min(across, (area.clientHeight - padding - belowPage) * shownWidth / shownHeight);
-  across = Math.floor(clamp(across, 200, MAX_PAGE_CSS_WIDTH) * state.zoom);
+  return { across: clamp(across, 200, MAX_PAGE_CSS_WIDTH), shownWidth, entry, degrees, quarter };
+}
+
+function layoutPage({ preview = false } = {}) {
+  const page = state.shown.pages[state.page - 1];
+  const img = $('page-image');
+  const fitted = pageFit();
+  const { entry, degrees, quarter } = fitted;
+  const across = Math.floor(fitted.across * state.zoom);
   const cssWidth = quarter ? Math.round(across * page.width / page.height) : across;
   const cssHeight = quarter ? across : Math.round(cssWidth * page.height / page.width);
   img.style.width = `${cssWidth}px`;
@@ -604,6 +616,7 @@ function setZoom(zoom, final) {
   state.zoom = zoom;
   document.body.dataset.zoom = String(Math.round(zoom * 100) / 100);
   if (state.view === 'doc' && state.shown && state.shown.pages.length) layoutPage({ preview: !final });
+  if (final) showZoom();
 }
 
 /**
@@ -1181,9 +1194,18 @@ function onKey(event) {
   if (event.target.closest('input, textarea, select')) return;
   if (mod && key === 'z' && !event.shiftKey) { event.preventDefault(); undo(); return; }
   if (mod && (key === 'y' || (key === 'z' && event.shiftKey))) { event.preventDefault(); redo(); return; }
+  // Ctrl with + − 0 zooms the page, not the whole workspace, as a PDF viewer does.
+  if (mod && ['+', '=', '-', '0'].includes(key)) {
+    event.preventDefault();
+    if (key === '0') zoomFit(); else zoomStep(key === '-' ? -1 : 1);
+    return;
+  }
   if (mod || event.altKey || !state.shown) return;
   const step = { arrowup: -1, arrowleft: -1, pageup: -1, arrowdown: 1, arrowright: 1, pagedown: 1 }[key];
   if (step) { event.preventDefault(); stepPage(step); }
+  if (key === '+' || key === '=') { event.preventDefault(); zoomStep(1); }
+  if (key === '-') { event.preventDefault(); zoomStep(-1); }
+  if (key === '0') { event.preventDefault(); zoomFit(); }
   if (key === 'home') showPage(stripOrder()[0] || 1);
   if (key === 'end') showPage(stripOrder().at(-1) || state.shown.pages.length);
 }
@@ -1260,6 +1282,14 @@ function start() {
     zoom: () => state.zoom,
     setZoom,
     onStart: dropGesture,
+  });
+  initZoom({
+    area: $('page-area'),
+    frame: $('page-frame'),
+    zoom: () => state.zoom,
+    setZoom,
+    fitted: () => (state.view === 'doc' && state.shown && state.shown.pages.length ? pageFit().across : 0),
+    pageWidth: () => pageFit().shownWidth,
   });
   document.body.dataset.zoom = '1';
   // A phone shows the page's width and scrolls down it, as its own PDF viewers do.

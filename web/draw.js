@@ -9,6 +9,7 @@
 // a `host` object with what we need (see initMarkup).
 
 import { signatureData, drawSignature } from './signatures.js';
+import { chose, keptToolColours, showSwatches } from './colors.js';
 
 // Per-tool settings; the width/colour/opacity controls edit those of the chosen tool.
 // A missing key means the control does not apply to that tool.
@@ -29,6 +30,10 @@ const DEFAULTS = {
   eraser: {},
 };
 const settings = structuredClone(DEFAULTS);
+// Each tool's last colour, as this browser kept it (colors.js).
+for (const [name, colour] of Object.entries(keptToolColours())) {
+  if (settings[name] && 'color' in settings[name]) settings[name].color = colour;
+}
 
 const INK_TOOLS = ['pen', 'marker', 'pencil'];
 const TEXT_TOOLS = ['highlight', 'underline', 'strikeout'];
@@ -83,6 +88,9 @@ export function initMarkup(theHost) {
   }
   $('width').addEventListener('input', onSettingInput);
   $('color').addEventListener('input', onSettingInput);
+  // Chosen (the picker closed, or a swatch): the tool's colour from now on, and a recent one.
+  $('color').addEventListener('change', () => { if (settings[tool] && 'color' in settings[tool]) chose(tool, settings[tool].color); });
+  showSwatches();
   $('opacity').addEventListener('input', onSettingInput);
 
   textInput.addEventListener('keydown', onTextKey);

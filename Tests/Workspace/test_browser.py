@@ -644,6 +644,90 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.assertAlmostEqual(height, 841.9, delta=1.5)
         assert_readers_agree(path, 1)
 
+    def test_21_desktop_zoom_about_the_pointer_and_drawing_stays_exact(self):
+        path = self.document("Zoom.pdf")
+        before = render(path)
+        self.open("Zoom.pdf")
+        zoom = lambda: float(self.js("return document.body.dataset.zoom"))
+        width = lambda: self.js("return document.getElementById('page-image').getBoundingClientRect().width")
+        # The menu: 200 % of the actual size is the page's 612 points at 96 px an inch, twice.
+        from selenium.webdriver.support.ui import Select
+        Select(self.browser.find_element(By.ID, "zoom")).select_by_value("2")
+        self.wait_ready()
+        self.assertAlmostEqual(width(), 612 * 96 / 72 * 2, delta=2)
+        # Ctrl + wheel zooms about the pointer: the page's point under it stays under it.
+        def point_under(x, y):
+            left, top, w, h = self.page_box()
+            return ((x - left) * 612 / w, (y - top) * 792 / h)
+        self.key("0")
+        self.daemon.wait_for(lambda: zoom() == 1, what="fitted again")
+        x, y = self.viewport("Zoom.pdf", (300, 300))
+        was = point_under(x, y)
+        self.js("""
+            const [x, y] = arguments;
+            document.getElementById('page-area').dispatchEvent(new WheelEvent('wheel',
+                {deltaY: -300, ctrlKey: true, clientX: x, clientY: y, bubbles: true, cancelable: true}));""", x, y)
+        self.daemon.wait_for(lambda: zoom() > 1.5, what="zoomed in about the pointer")
+        self.wait_ready()
+        now = point_under(x, y)
+        self.assertAlmostEqual(now[0], was[0], delta=3)
+        self.assertAlmostEqual(now[1], was[1], delta=3)
+        # + and − step through the menu's sizes.
+        shown = self.js("return document.getElementById('zoom').selectedOptions[0].textContent")
+        self.key("+")
+        self.daemon.wait_for(lambda: self.js("return document.getElementById('zoom').value") not in ("fit", "between"),
+                             what="a size of the menu")
+        self.assertNotEqual(self.js("return document.getElementById('zoom').selectedOptions[0].textContent"), shown)
+        # A pen stroke at the zoom lands where it is drawn on the page.
+        self.js("const area = document.getElementById('page-area'); area.scrollTop = 0; area.scrollLeft = 0;")
+        self.click("tool-pen")
+        points = [(100, 120), (150, 140), (200, 120)]
+        self.drag("Zoom.pdf", points)
+        self.save("Zoom.pdf")
+        inks = self.annotations("Zoom.pdf", "Ink")
+        self.assertEqual(len(inks), 1)
+        x0, y0, x1, y1 = inks[0]["rect"]
+        self.assertLessEqual(x0, 100); self.assertGreaterEqual(x1, 200)
+        self.assertLessEqual(y0, 792 - 140); self.assertGreaterEqual(y1, 792 - 120)
+        self.assertLess(x1 - x0, 130, "no wider than drawn")
+        after = render(path)
+        self.assertGreater(changed_pixels(before, after, (95, 115, 205, 145)), 30, "the stroke's pixels are where it was drawn")
+        self.assertEqual(changed_pixels(before, after, (300, 300, 600, 780)), 0, "pixels changed away from the stroke")
+        self.key("0")
+
+    def test_22_colours_a_palette_the_recent_ones_and_each_tools_own(self):
+        path = self.document("Colours.pdf")
+        before = render(path)
+        self.open("Colours.pdf")
+        self.click("tool-pen")
+        self.browser.find_element(By.CSS_SELECTOR, '#swatches .swatch.palette[data-color="#1a3a9e"]').click()
+        self.assertEqual(self.js("return document.getElementById('color').value"), "#1a3a9e")
+        self.drag("Colours.pdf", [(100, 500), (200, 520), (300, 500)])
+        self.save("Colours.pdf")
+        after = render(path)
+        drawn = [after.getpixel((x, y)) for x in range(95, 305) for y in range(495, 525)
+                 if sum(abs(p - q) for p, q in zip(after.getpixel((x, y)), before.getpixel((x, y)))) > 60]
+        self.assertGreater(len(drawn), 30)
+        # The stroke's core is the colour chosen (its edges blend into the paper).
+        core = min(drawn, key=sum)
+        self.assertTrue(all(abs(c - want) <= 30 for c, want in zip(core, (0x1a, 0x3a, 0x9e))), f"the stroke is #1a3a9e: {core}")
+        self.assertTrue(all(b >= r and b >= g for r, g, b in drawn), f"every changed pixel is bluish: {drawn[:5]}")
+        # After a reload: the pen keeps its colour, the marker its own, and blue is the newest recent one.
+        self.browser.refresh()
+        self.wait_ready()
+        self.click("tool-pen")
+        self.assertEqual(self.js("return document.getElementById('color').value"), "#1a3a9e")
+        self.click("tool-marker")
+        self.assertEqual(self.js("return document.getElementById('color').value"), "#ffe619")
+        self.assertEqual(self.js("return document.querySelector('#swatches .swatch').dataset.color"), "#1a3a9e")
+        self.assertIn("recent", self.js("return document.querySelector('#swatches .swatch').className"))
+        self.click("tool-none")
+
+    def key(self, text):
+        """A key pressed with nothing focused (a focused menu or field keeps keys to itself)."""
+        self.js("document.activeElement && document.activeElement.blur()")
+        self.browser.find_element(By.TAG_NAME, "body").send_keys(text)
+
     def test_99_screenshots(self):
         """The README's pictures (only with PDFTRAPPER_SCREENSHOTS): the library, a search, a marked-up document, the status."""
         folder = os.environ.get("PDFTRAPPER_SCREENSHOTS")

@@ -276,7 +276,10 @@ class PhoneTests(unittest.TestCase):
         self.stroke(interaction.POINTER_TOUCH, [(start[0], start[1] - 20 * i) for i in range(5)])
         self.daemon.wait_for(lambda: self.scroll()[1] > 20, what="the page area to scroll under the finger")
         self.assertEqual(self.unsaved(), "0")
-        centre = self.viewport((306, 250))
+        # The middle of what the page area shows now (where the page is after the scroll).
+        left, top, right, bottom = self.rect("page-area")
+        bottom = min(bottom, self.js("return window.innerHeight"))
+        centre = (round((left + right) / 2), round((top + bottom) / 2))
         spread = [(40 + 10 * step) for step in range(7)]
         self.two_fingers([(centre[0] - s, centre[1]) for s in spread], [(centre[0] + s, centre[1]) for s in spread])
         self.wait_ready()

@@ -41,6 +41,9 @@ public final class LibraryIndexer: RevisionSubscriber, @unchecked Sendable {
     private var queue: [Pending] = []
     private var stopping = false
     private var thread: Thread?
+    /// Set when the thread has ended (its connection closed): a process must not exit while it
+    /// is inside poppler or SQLite.
+    private var finished = false
     /// Updates done since start, for tests and `status`: (revisions heard, documents read).
     private var counts = (heard: 0, done: 0)
 
@@ -61,13 +64,19 @@ public final class LibraryIndexer: RevisionSubscriber, @unchecked Sendable {
         thread.start()
     }
 
-    /// Ends the thread after the update in hand (what is still queued is found again at the next start).
+    /// Ends the thread after the document in hand (what is still queued is found again at the
+    /// next start), and waits for it, 10 s at most.
     public func stop() {
         lock.withLock {
             stopping = true
             lock.broadcast()
+            guard thread != nil else { return }
+            let deadline = Date().addingTimeInterval(10)
+            while !finished, lock.wait(until: deadline) {}
         }
     }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
 
     public func revisionCommitted(_ event: RevisionCommitted) {
         guard let relative = relative(event.target), lock.withLock({ !stopping }) else { return }
@@ -84,10 +93,19 @@ public final class LibraryIndexer: RevisionSubscriber, @unchecked Sendable {
 
     private func run() {
         ThreadPriority.lowerCurrent()
+        // Its connection is closed when `follow` returns, before the thread says it has ended.
+        follow()
+        lock.withLock {
+            finished = true
+            lock.broadcast()
+        }
+    }
+
+    private func follow() {
         let index: LibraryIndex
         do {
             index = try open()
-            let summary = try catchUp(index)
+            let summary = try catchUp(index, stop: { [unowned self] in isStopping })
             if summary.read + summary.forgotten > 0 { log(.info, "search index: \(summary)") }
         } catch {
             log(.error, "search is unavailable: \(error)")
@@ -113,7 +131,7 @@ public final class LibraryIndexer: RevisionSubscriber, @unchecked Sendable {
                     order.append(pending.path)
                 }
             }
-            for path in order {
+            for path in order where !isStopping {
                 do {
                     try update(index, merged[path]!)
                 } catch {
@@ -136,7 +154,7 @@ public final class LibraryIndexer: RevisionSubscriber, @unchecked Sendable {
     /// Brings `index` up to date with the library as it is now: documents new or changed since
     /// they were read are read again, those gone are forgotten.
     @discardableResult
-    public func catchUp(_ index: LibraryIndex, progress: ((Int, Int) -> Void)? = nil) throws -> Summary {
+    public func catchUp(_ index: LibraryIndex, progress: ((Int, Int) -> Void)? = nil, stop: () -> Bool = { false }) throws -> Summary {
         let known = try index.documents()
         let found = LibraryDocuments.list(root)
         var summary = Summary(documents: found.count)
@@ -146,6 +164,8 @@ public final class LibraryIndexer: RevisionSubscriber, @unchecked Sendable {
             .sorted { ($0.value.st_mtim.tv_sec, $0.value.st_mtim.tv_nsec, $0.key) < ($1.value.st_mtim.tv_sec, $1.value.st_mtim.tv_nsec, $1.key) }
             .map(\.key)
         for (number, path) in stale.enumerated() {
+            // Asked to stop: the rest is read at the next start.
+            if stop() { return summary }
             progress?(number, stale.count)
             do {
                 try update(index, Pending(path: path))
