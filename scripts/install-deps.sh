@@ -29,8 +29,9 @@ tool_packages+=(gdb)
 # completions' checks (zsh, bash-completion) and the Debian package's build, check and install test
 # (debhelper, lintian).
 tool_packages+=(scdoc zsh bash-completion man-db bsdextrautils dpkg-dev debhelper fakeroot lintian)
-# The workspace's tests: Debian's Chromium and its WebDriver (driven through selenium from PyPI).
-tool_packages+=(chromium chromium-driver)
+# The workspace's tests: Debian's Chromium and its WebDriver (driven through selenium from PyPI),
+# and Node for the tests of its pure parts (web/tests/).
+tool_packages+=(chromium chromium-driver nodejs)
 # The phone photos' own encoders and decoders, which make and judge the HEIC, AVIF and WebP test
 # photos: libheif's (heif-enc, heif-convert; heif-make is built on libheif-dev), libavif's avifenc
 # (10-bit AVIF), libwebp's cwebp, webpmux and dwebp.

@@ -80,6 +80,8 @@ suites=$!
     # one with kills and an undo from the other host (Tests/MultiHost/README.md). Skipped, with the
     # reason, when not root, without /dev/fuse or when gluster cannot be started.
     step several-hosts in_suite MultiHost timeout 600 python3 -m unittest -v test_multihost
+    # The workspace's pure parts (shape recognition) under Node, without a browser (web/tests/).
+    step web-unit node --test web/tests/shapes.test.mjs
     # The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
     # the debug binary: one browser for every scenario (Tests/Workspace/README.md).
     step workspace in_suite Workspace timeout 900 python3 -m unittest -v test_security test_live test_browser \
@@ -94,7 +96,7 @@ failed=()
 for status in "$logs"/*.status; do
     [ "$(cat "$status")" = 0 ] || failed+=("$(basename "$status" .status)")
 done
-expected=(swift-tests power-loss-explorer power-loss damaged-targets second-writer-soak several-hosts workspace
+expected=(swift-tests power-loss-explorer power-loss damaged-targets second-writer-soak several-hosts web-unit workspace
     release-build fuzz-build make-install debian-package fuzzing)
 for name in "${expected[@]}"; do
     [ -f "$logs/$name.status" ] || failed+=("$name (did not run)")

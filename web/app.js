@@ -576,8 +576,11 @@ function pageFit() {
   const entry = previewEntry(state.page);
   const degrees = entry ? entry.degrees : 0, quarter = degrees % 180 !== 0;
   const shownWidth = quarter ? page.height : page.width, shownHeight = quarter ? page.width : page.height;
-  let across = area.clientWidth - padding;   // CSS pixels the page shows across
-  if (!state.fitWidth) across = Math.min(across, (area.clientHeight - padding - belowPage) * shownWidth / shownHeight);
+  // CSS pixels the page shows across. Neither scroll bar counts: the vertical one's room is always
+  // kept (scrollbar-gutter), and the height is the area's whole (a horizontal bar shows only once
+  // the page is zoomed past the fit), so the fit stays what it was whatever the zoom.
+  let across = area.clientWidth - padding;
+  if (!state.fitWidth) across = Math.min(across, (area.offsetHeight - padding - belowPage) * shownWidth / shownHeight);
   return { across: clamp(across, 200, MAX_PAGE_CSS_WIDTH), shownWidth, entry, degrees, quarter };
 }
 

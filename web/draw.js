@@ -10,6 +10,7 @@
 
 import { signatureData, drawSignature } from './signatures.js';
 import { chose, keptToolColours, showSwatches } from './colors.js';
+import { HOLD_MS, recognize } from './shapes.js';
 
 // Per-tool settings; the width/colour/opacity controls edit those of the chosen tool.
 // A missing key means the control does not apply to that tool.
@@ -272,7 +273,29 @@ function onPointerDown(event) {
   const p = toPagePoint(event.clientX, event.clientY);
   gesture = { tool, page: host.page().number, pointerId: event.pointerId, start: p, end: p, points: [p], pressures: [] };
   if (event.pointerType === 'pen') gesture.pressures.push(event.pressure);
+  awaitHold(gesture);
   render();
+}
+
+/**
+ * An ink stroke held still at its end for HOLD_MS becomes the line, rectangle or oval it was
+ * drawn as (shapes.js), shown at once; moving on makes it a stroke again.
+ */
+function awaitHold(g) {
+  if (!INK_TOOLS.includes(g.tool)) return;
+  clearTimeout(g.holdTimer);
+  g.shape = null;
+  g.holdTimer = setTimeout(() => {
+    if (gesture !== g) return;
+    g.shape = recognize(g.points);
+    if (g.shape) render();
+  }, HOLD_MS);
+}
+
+/** The shape a held stroke became, as an edit with the stroke's width and colour. */
+function shapeEdit(g) {
+  const s = settings[g.tool];
+  return { ...g.shape, page: g.page, width: inkWidth(g), color: s.color };
 }
 
 function onPointerMove(event) {
@@ -283,6 +306,8 @@ function onPointerMove(event) {
     const p = toPagePoint(e.clientX, e.clientY);
     const last = gesture.points[gesture.points.length - 1];
     if (Math.hypot(p[0] - last[0], p[1] - last[1]) >= 0.5) gesture.points.push(p);
+    // Moving on (more than a hand's tremor): the hold starts again.
+    if (Math.hypot(p[0] - last[0], p[1] - last[1]) >= 2) awaitHold(gesture);
     gesture.end = p;
     if (e.pointerType === 'pen') gesture.pressures.push(e.pressure);
   }
@@ -294,6 +319,7 @@ function onPointerUp(event) {
   const g = gesture;
   g.end = toPagePoint(event.clientX, event.clientY);
   gesture = null;
+  clearTimeout(g.holdTimer);
   finish(g);
   render();
 }
@@ -336,6 +362,11 @@ function addInk(g) {
   const s = settings[g.tool];
   const stroke = g.points.length > 1 ? g.points : [g.start, g.start];   // a tap is a dot
   add({ op: 'ink', page: g.page, strokes: [stroke], width: inkWidth(g), color: s.color, opacity: s.opacity });
+  // Held into a shape: the stroke, then the shape in its place, so that one undo gives the stroke back.
+  if (g.shape) {
+    const shape = shapeEdit(g);
+    host.commit([...host.items().slice(0, -1), { edit: shape, label: describe(shape) }]);
+  }
 }
 
 function addShape(g) {
@@ -548,7 +579,9 @@ function draw() {
 
 function drawGesture(g) {
   const s = settings[g.tool];
-  if (INK_TOOLS.includes(g.tool)) {
+  if (INK_TOOLS.includes(g.tool) && g.shape) {
+    drawEdit(shapeEdit(g));
+  } else if (INK_TOOLS.includes(g.tool)) {
     drawEdit({ op: 'ink', strokes: [g.points], width: inkWidth(g), color: s.color, opacity: s.opacity });
   } else if (['rect', 'oval'].includes(g.tool)) {
     drawEdit({ op: g.tool, box: boxOf(g.start, g.end), width: s.width, color: s.color });

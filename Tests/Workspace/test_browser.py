@@ -16,6 +16,7 @@ from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from workspace import (BIN, ROOT, Client, Daemon, assert_readers_agree, changed_pixels, leave_browser, render, sign_on_pad, shared_browser,
                        text_pdf)
@@ -721,6 +722,36 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.assertEqual(self.js("return document.getElementById('color').value"), "#ffe619")
         self.assertEqual(self.js("return document.querySelector('#swatches .swatch').dataset.color"), "#1a3a9e")
         self.assertIn("recent", self.js("return document.querySelector('#swatches .swatch').className"))
+        self.click("tool-none")
+
+    def test_23_a_stroke_held_at_its_end_becomes_a_shape_and_undo_gives_the_stroke_back(self):
+        path = self.document("Shapes.pdf")
+        self.open("Shapes.pdf")
+        self.click("tool-pen")
+        corners = [(150, 450), (350, 452), (348, 600), (152, 598), (153, 455)]
+        points = [(a[0] + (b[0] - a[0]) * i / 8, a[1] + (b[1] - a[1]) * i / 8)
+                  for a, b in zip(corners, corners[1:]) for i in range(8)] + [corners[-1]]
+        mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
+        actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
+        actions.pointer_action.move_to_location(*self.viewport("Shapes.pdf", points[0])).pointer_down()
+        for point in points[1:]:
+            actions.pointer_action.move_to_location(*self.viewport("Shapes.pdf", point))
+        actions.pointer_action.pause(1.0)   # held still: the stroke becomes the shape it was drawn as
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        labels = lambda: self.js("return document.getElementById('unsaved-count').title")
+        self.assertEqual(labels(), "Rectangle on page 1")
+        self.key(Keys.CONTROL + "z")
+        self.daemon.wait_for(lambda: labels().startswith("Ink"), what="the stroke back after one undo")
+        self.key(Keys.CONTROL + Keys.SHIFT + "z")
+        self.daemon.wait_for(lambda: labels() == "Rectangle on page 1", what="the shape again")
+        self.save("Shapes.pdf")
+        squares = self.annotations("Shapes.pdf", "Square")
+        self.assertEqual(len(squares), 1)
+        self.assertEqual(self.annotations("Shapes.pdf", "Ink"), [])
+        x0, y0, x1, y1 = squares[0]["rect"]
+        self.assertAlmostEqual(x0, 150, delta=6); self.assertAlmostEqual(x1, 350, delta=6)
+        self.assertAlmostEqual(y0, 792 - 600, delta=6); self.assertAlmostEqual(y1, 792 - 450, delta=6)
         self.click("tool-none")
 
     def key(self, text):
