@@ -1268,9 +1268,8 @@ function start() {
   initTakeout({
     document: () => {
       if (state.view !== 'doc' || !state.doc) return null;
-      const name = state.path.split('/').pop();
       return { path: state.path, pages: state.doc.pages.length, end: state.revision ? state.revision.end : null,
-        label: state.revision ? `${name} — revision ${state.revision.number}` : name };
+        revision: state.revision ? state.revision.number : null };
     },
     message: (text) => showMessage(text),
   });

@@ -11,7 +11,8 @@ let host = null;
 
 /**
  * host: {
- *   document()   the open document: {path, pages (count), end (the revision shown, or null for now), label}
+ *   document()   the open document: {path, pages (count), end and revision (the past revision shown: its end
+ *                and number; null for the document as it is now)}
  *   message(text)
  * }
  */
@@ -39,7 +40,8 @@ function canShareFiles() {
 function open() {
   const doc = host.document();
   if (!doc) return;
-  $('takeout-name').textContent = doc.label;
+  const name = doc.path.split('/').pop();
+  $('takeout-name').textContent = doc.revision === null ? name : `${name} — revision ${doc.revision}`;
   $('takeout-pages').value = '';
   $('takeout-pages').placeholder = doc.pages > 1 ? `all, or e.g. 1-${Math.min(2, doc.pages)}, ${doc.pages}` : 'all';
   // A past revision goes out whole, exactly as it was.
@@ -60,7 +62,7 @@ function fileName() {
   const doc = host.document();
   const stem = doc.path.split('/').pop().replace(/\.pdf$/i, '');
   const pages = $('takeout-pages').value.trim();
-  if (doc.end !== null) return `${stem} ${doc.label.replace(/^.* — /, '')}.pdf`;
+  if (doc.revision !== null) return `${stem} revision ${doc.revision}.pdf`;
   return pages && pages !== 'all' ? `${stem} pages ${pages.replace(/\s+/g, '')}.pdf` : `${stem}.pdf`;
 }
 

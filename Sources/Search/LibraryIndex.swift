@@ -215,7 +215,7 @@ public final class LibraryIndex {
     /// The pages that match `query`, best first (bm25; the newer document first on a tie).
     public func search(_ query: SearchQuery) throws(Failure) -> SearchResults {
         do {
-            return try search(query, match: query.match, literal: false)
+            return try search(query, match: query.text, literal: false)
         } catch let failure as SQLiteDatabase.Failure where SearchQuery.isSyntaxError(failure.message) {
             // Not FTS5's syntax (an apostrophe, a colon, a lone quote): the words as written.
             guard let literal = query.literalMatch else { return SearchResults(hits: [], more: false, literal: true) }

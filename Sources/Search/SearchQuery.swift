@@ -44,9 +44,6 @@ public struct SearchQuery: Sendable, Equatable {
         self.offset = max(offset, 0)
     }
 
-    /// The query as FTS5 takes it.
-    var match: String { text }
-
     /// Each word as written, a phrase of its own (`"don't"` is the phrase don t); nil when there
     /// is no word at all.
     var literalMatch: String? {
@@ -72,7 +69,7 @@ public struct SearchQuery: Sendable, Equatable {
 
     /// Whether SQLite refused the query as FTS5's syntax (and not for another reason).
     static func isSyntaxError(_ message: String) -> Bool {
-        ["fts5: syntax error", "unterminated string", "unknown special query", "no such column", "fts5:"].contains {
+        ["fts5:", "unterminated string", "unknown special query", "no such column"].contains {
             message.contains($0)
         }
     }
