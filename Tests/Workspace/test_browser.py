@@ -225,11 +225,12 @@ class BrowserTests(unittest.TestCase):
         sign_on_pad(self.browser, PointerInput(interaction.POINTER_MOUSE, "mouse"))
         self.browser.find_element(By.ID, "signature-name").send_keys("mine")
         self.click("signature-save")
-        self.daemon.wait_for(lambda: os.path.exists(self.daemon.path("signatures", "mine.json")), what="the new signature's file")
-        with open(self.daemon.path("signatures", "mine.json")) as f:
-            self.assertGreaterEqual(len(json.load(f)["strokes"][0]), 5)
+        # In the menu once the save is answered, which is after the file is written and synced (the
+        # file exists, empty, a moment before: it is made with O_EXCL, then written).
         self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, '.signature-item[data-name="mine"]'),
                              what="the new signature in the menu")
+        with open(self.daemon.path("signatures", "mine.json")) as f:
+            self.assertGreaterEqual(len(json.load(f)["strokes"][0]), 5)
         if not self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="mine"]').is_displayed():
             self.click("tool-signature")
         self.browser.find_element(By.CSS_SELECTOR, '.signature-item[data-name="mine"]').click()
