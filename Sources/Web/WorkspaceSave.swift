@@ -22,7 +22,7 @@ struct WorkspaceSave {
 
     /// The ops a save may hold, and the browser's keys each takes besides `op` and `page`.
     static let markupOps: Set<String> = ["ink", "highlight", "underline", "strikeout", "rect", "oval", "line", "arrow",
-                                         "textbox", "note", "signature", "erase"]
+                                         "textbox", "note", "signature", "erase", "change"]
     static let pageOps: Set<String> = ["rotate", "delete", "move", "insert-blank"]
 
     /// The script for `edits` on the document `info` (whose path below the library is `relative`).
@@ -87,6 +87,13 @@ struct WorkspaceSave {
             out["to"] = try point(edit["to"], "to")
         case "note":
             out["at"] = try point(edit["at"], "at")
+        case "change":
+            if edit["box"] != nil { out["box"] = try box(edit["box"], "box") }
+            if edit["move"] != nil {
+                // A distance, not a place: the difference of two points, so y turns with the page.
+                let (by, zero) = (try point(edit["move"], "move"), try point([0, 0], "move"))
+                out["move"] = [tidy(by[0] - zero[0]), tidy(by[1] - zero[1])]
+            }
         case "erase":
             out["pages"] = out.removeValue(forKey: "page")
             if let region = edit["region"] { out["region"] = try box(region, "region") }

@@ -146,6 +146,14 @@ extension EditApply {
                 if filter.madeByPDFTrapper, !annotation.madeByPDFTrapper { return false }
                 return true
             }
+        case .change(let change):
+            let index = try pageIndex(change.page, editor)
+            let frame = try context.frame(editor, page: index)
+            let id = change.copy ? AnnotationBuilder.newID() : change.id
+            try editor.change(index, id: change.id, copy: change.copy) { source in
+                try AnnotationRewrite.rewrite(source.dictionary, change, frame: frame, date: context.date, id: id,
+                                              stamp: source.stamp, resolve: source.resolve)
+            }
         default:
             break
         }

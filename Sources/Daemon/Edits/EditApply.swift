@@ -222,7 +222,7 @@ public enum EditApply {
             try markup.planExtract(into, pages: try editor.snapshot(indexes), selection: pages)
         case .undo, .redo:
             throw EditApplyError("undo and redo stand alone in a script")
-        case .markup, .signature, .erase:
+        case .markup, .signature, .erase, .change:
             try applyMarkup(operation, markup, &editor)
         case .reframe(let page, let corners):
             try reframe(page: page, corners: corners, markup, &editor)
@@ -255,6 +255,7 @@ extension EditOperation {
         case .markup(let markup): markup.op
         case .signature: "signature"
         case .erase: "erase"
+        case .change: "change"
         case .reframe: "reframe"
         case .undo: "undo"
         case .redo: "redo"

@@ -96,7 +96,7 @@ public enum AnnotationBuilder {
 
     static let noteSize = 20.0
 
-    private static func textMarkup(_ kind: TextMarkupKind, _ rects: [Rect], _ markup: Markup, _ frame: PageFrame,
+    static func textMarkup(_ kind: TextMarkupKind, _ rects: [Rect], _ markup: Markup, _ frame: PageFrame,
                                    _ id: String, _ date: Date) -> AnnotationDraft {
         let color = markup.color ?? .black
         var content = ContentStream()
@@ -146,7 +146,7 @@ public enum AnnotationBuilder {
         return AnnotationDraft(dictionary: dictionary, appearance: form)
     }
 
-    private static func ink(_ strokes: [[Point]], width: Double, _ markup: Markup, _ frame: PageFrame, _ id: String,
+    static func ink(_ strokes: [[Point]], width: Double, _ markup: Markup, _ frame: PageFrame, _ id: String,
                             _ date: Date) -> AnnotationDraft {
         let color = markup.color ?? .black
         var content = ContentStream()
@@ -170,7 +170,7 @@ public enum AnnotationBuilder {
     }
 
     /// A rectangle (/Square) or an ellipse (/Circle) whose outline lies inside `rect`.
-    private static func shape(_ subtype: String, _ rect: Rect, fill: RGBColor?, width: Double, _ markup: Markup,
+    static func shape(_ subtype: String, _ rect: Rect, fill: RGBColor?, width: Double, _ markup: Markup,
                               _ frame: PageFrame, _ id: String, _ date: Date) -> AnnotationDraft {
         var content = ContentStream()
         if markup.opacity < 1 { content.raw("/GS0 gs") }
@@ -193,7 +193,7 @@ public enum AnnotationBuilder {
         return AnnotationDraft(dictionary: dictionary, appearance: form)
     }
 
-    private static func line(_ start: Point, _ end: Point, arrow: Bool, width: Double, _ markup: Markup,
+    static func line(_ start: Point, _ end: Point, arrow: Bool, width: Double, _ markup: Markup,
                              _ frame: PageFrame, _ id: String, _ date: Date) -> AnnotationDraft {
         let color = markup.color ?? .black
         var content = ContentStream()
@@ -226,7 +226,7 @@ public enum AnnotationBuilder {
     }
 
     /// Text inside the box, wrapped at spaces; refused when it needs more lines than the box holds.
-    private static func textbox(_ rect: Rect, _ text: String, size: Double, _ markup: Markup, _ frame: PageFrame,
+    static func textbox(_ rect: Rect, _ text: String, size: Double, _ markup: Markup, _ frame: PageFrame,
                                 _ id: String, _ date: Date) throws(MarkupError) -> AnnotationDraft {
         let color = markup.color ?? .black
         let padding = 2.0
@@ -265,7 +265,7 @@ public enum AnnotationBuilder {
     }
 
     /// A sticky note: a small coloured sheet with a folded corner and lines of "writing".
-    private static func note(_ icon: Rect, _ markup: Markup, _ frame: PageFrame, _ id: String, _ date: Date) -> AnnotationDraft {
+    static func note(_ icon: Rect, _ markup: Markup, _ frame: PageFrame, _ id: String, _ date: Date) -> AnnotationDraft {
         let color = markup.color ?? RGBColor(1, 0.85, 0.2)
         var content = ContentStream()
         let sheet = icon.insetBy(1)

@@ -213,9 +213,9 @@ struct EditReader {
     }
 }
 
-private extension TableReader {
+extension TableReader {
     /// A non-zero multiple of 90, at most three quarter turns either way.
-    mutating func degrees() -> Int? {
+    fileprivate mutating func degrees() -> Int? {
         guard let node = node("degrees") else { return nil }
         guard case .integer(let value) = node.value, value != 0, value % 90 == 0, abs(value) <= 270 else {
             complain("degrees", node, expected: "a non-zero multiple of 90 from -270 to 270")
@@ -225,7 +225,7 @@ private extension TableReader {
     }
 
     /// `to = 3` (before page 3) or `to = "end"`.
-    mutating func moveTarget() -> PageTarget? {
+    fileprivate mutating func moveTarget() -> PageTarget? {
         guard let node = node("to") else { return nil }
         switch node.value {
         case .integer(let page) where (1...Int64(PageSelection.maxPage)).contains(page): return .before(Int(page))
@@ -236,6 +236,7 @@ private extension TableReader {
         }
     }
 
+    /// Also `change`'s id (MarkupReader).
     mutating func nonEmptyString(_ key: String) -> String? {
         guard let written = string(key) else { return nil }
         guard !written.value.isEmpty else {

@@ -123,6 +123,8 @@ public enum EditOperation: Sendable, Equatable {
     case signature(SignaturePlacement)
     /// Removes annotations; form fields' widgets are never removed.
     case erase(AnnotationFilter)
+    /// Rewrites one annotation in place (moved, resized, turned, recoloured, new text).
+    case change(AnnotationChange)
     /// Cuts the page again from the photo `find_page` cut it from (kept in the file): the sheet
     /// between `corners`, fractions of the upright photo (y down), clockwise from the top left.
     case reframe(page: Int, corners: [SheetGeometry.Point])

@@ -131,3 +131,40 @@ public struct AnnotationFilter: Sendable, Equatable {
         self.madeByPDFTrapper = madeByPDFTrapper
     }
 }
+
+/// Changes one annotation already on a page (`op = "change"`): moved or resized into a new box,
+/// turned (stamps and signatures), recoloured, a new width, opacity, text or font size. The
+/// annotation is rewritten in place, under its own object number and /NM, every key it had kept
+/// but those the change redraws; with `copy`, a copy with a new id gets the change instead.
+public struct AnnotationChange: Sendable, Equatable {
+    /// 1-based.
+    public var page: Int
+    /// As `pdftrapper annotations` lists it: /NM, or `pP-N`.
+    public var id: String
+    /// The annotation's new rectangle (as listed), in the script's units and origin.
+    public var box: ScriptBox?
+    /// Moved by this much, in the script's units (y as the script's origin counts it).
+    public var move: ScriptPoint?
+    /// Degrees, clockwise, about the box's centre: stamps and signatures.
+    public var rotate: Double?
+    public var color: RGBColor?
+    public var width: Double?
+    public var opacity: Double?
+    /// A text box's words, a note's contents.
+    public var text: String?
+    /// A text box's font size in points.
+    public var size: Double?
+    public var copy: Bool
+
+    public init(page: Int, id: String, box: ScriptBox? = nil, move: ScriptPoint? = nil, rotate: Double? = nil,
+                color: RGBColor? = nil, width: Double? = nil, opacity: Double? = nil, text: String? = nil,
+                size: Double? = nil, copy: Bool = false) {
+        (self.page, self.id, self.box, self.move, self.rotate) = (page, id, box, move, rotate)
+        (self.color, self.width, self.opacity, self.text, self.size, self.copy) = (color, width, opacity, text, size, copy)
+    }
+
+    /// Whether the change asks for nothing but a copy where the original is.
+    public var isEmpty: Bool {
+        box == nil && move == nil && rotate == nil && color == nil && width == nil && opacity == nil && text == nil && size == nil
+    }
+}

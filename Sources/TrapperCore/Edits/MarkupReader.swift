@@ -18,6 +18,7 @@ extension EditReader {
         "note": styleKeys + ["at"],
         "signature": ["page", "name", "box", "flatten", "author"],
         "erase": ["pages", "ids", "kind", "author", "region", "made_by_pdftrapper"],
+        "change": ["page", "id", "box", "move", "rotate", "color", "width", "opacity", "text", "size", "copy"],
     ]
 
     /// Ink presets, as a phone's markup toolbar has them: width in points, colour, opacity.
@@ -36,6 +37,7 @@ extension EditReader {
         switch op {
         case "signature": return signature(&table, place: place)
         case "erase": return erase(&table, place: place)
+        case "change": return change(&table, place: place)
         default: break
         }
         let page = required("page", &table, place) { $0.integer("page", in: 1...PageSelection.maxPage, what: "a page number") }
@@ -202,6 +204,36 @@ extension EditReader {
         let author = table.string("author")?.value
         guard let page, let name, let box else { return nil }
         return .signature(SignaturePlacement(page: page, name: name, box: box, flatten: flatten, author: author))
+    }
+
+    private func change(_ table: inout TableReader, place: String) -> EditOperation? {
+        let page = required("page", &table, place) { $0.integer("page", in: 1...PageSelection.maxPage, what: "a page number") }
+        let id = required("id", &table, place) { $0.nonEmptyString("id") }
+        func optional<T>(_ key: String, _ read: (inout TableReader) -> T?) -> T?? {
+            table.table[key] == nil ? .some(nil) : read(&table).map { .some($0) } ?? nil
+        }
+        let box = optional("box") { $0.box("box", units: units) }
+        let move = optional("move") { $0.point("move", units: units) }
+        let rotate = optional("rotate") { $0.number("rotate", in: -360...360, what: "an angle in degrees") }
+        let color = optional("color") { $0.color("color", allowNone: false).flatMap { $0 } }
+        let width = optional("width") { $0.width("width") }
+        let opacity = optional("opacity") { $0.fraction("opacity") }
+        let text = optional("text") { $0.boundedText("text", max: Self.maxTextLength) }
+        let size = optional("size") { $0.number("size", in: 1...200, what: "a font size in points") }
+        let copy = table.bool("copy") ?? false
+        guard let page, let id, let box, let move, let rotate, let color, let width, let opacity, let text, let size else { return nil }
+        if box != nil, move != nil {
+            log.add("\(place) takes box (where the annotation goes) or move (by how much), not both", at: table.table.location)
+            return nil
+        }
+        let change = AnnotationChange(page: page, id: id, box: box, move: move, rotate: rotate, color: color, width: width,
+                                      opacity: opacity, text: text, size: size, copy: copy)
+        if change.isEmpty, !copy {
+            log.add("\(place) changes nothing: give at least one of box, move, rotate, color, width, opacity, text, size "
+                    + "(or copy = true)", at: table.table.location)
+            return nil
+        }
+        return .change(change)
     }
 
     private func erase(_ table: inout TableReader, place: String) -> EditOperation? {

@@ -139,6 +139,69 @@ extension PDFPageEditor {
         return removed
     }
 
+    /// What `change` hands its rewrite: the annotation's dictionary as it stands (this revision's
+    /// rewrite of it, if any), how to resolve its values, and its stored appearance for a stamp.
+    public struct ChangeSource {
+        public var dictionary: PDFDictionary
+        public var stamp: AnnotationRewrite.StampAppearance?
+        public let resolve: (PDFObject) throws -> PDFObject
+    }
+
+    /// Rewrites the annotation `id` on the page at `index` in place: the object keeps its number
+    /// (the page and its /Annots stay as they are), so it keeps its place and its id; with
+    /// `copy`, the rewrite is added after the page's annotations instead, the original kept.
+    public mutating func change(_ index: Int, id: String, copy: Bool, _ rewrite: (ChangeSource) throws -> AnnotationDraft) throws {
+        makeUnique()
+        let page = try located(index, .change)
+        let reader = tree.reader
+        let resolve: (PDFObject) throws -> PDFObject = { try reader.resolve($0) }
+        if let position = tree.pages[page].added.firstIndex(where: { $0.id == id }) {
+            let draft = try rewrite(ChangeSource(dictionary: tree.pages[page].added[position].dictionary, stamp: .pending, resolve: resolve))
+            if copy { tree.pages[page].added.append(draft) } else { tree.pages[page].added[position] = draft }
+            tree.pages[page].changed = true
+            return
+        }
+        guard tree.pages[page].annotations == nil else {
+            throw PDFPageEditError(.change, page: index, .cannotChange(id, why: "is on a page copied in this script; change it in a script of its own"))
+        }
+        let found = try Self.wrapping(.change, page: index) { try summaries(of: page, index: index) }
+        guard let item = found.first(where: { $0.summary.id == id }) else { throw PDFPageEditError(.change, page: index, .noSuchAnnotation(id)) }
+        guard !item.summary.isWidget, item.summary.subtype != "Popup" else {
+            throw PDFPageEditError(.change, page: index, .cannotChange(id, why: "belongs to a form field or another annotation"))
+        }
+        guard let reference = item.reference else {
+            throw PDFPageEditError(.change, page: index, .cannotChange(id, why: "is written inside the page's /Annots, not as an object of its own"))
+        }
+        let source: ChangeSource = try Self.wrapping(.change, page: index) {
+            if let pending = tree.pages[page].rewritten[reference] {
+                return ChangeSource(dictionary: pending.dictionary, stamp: .pending, resolve: resolve)
+            }
+            let dictionary = try reader.resolve(.reference(reference)).dictionaryValue ?? [:]
+            return ChangeSource(dictionary: dictionary, stamp: try storedAppearance(dictionary), resolve: resolve)
+        }
+        let draft = try rewrite(source)
+        if copy {
+            try annotate(index, [draft])
+        } else {
+            tree.pages[page].rewritten[reference] = draft
+        }
+    }
+
+    /// The normal appearance stream an annotation is drawn with (the one /AS picks when there
+    /// are several), with its box and matrix; nil when it has none.
+    private func storedAppearance(_ dictionary: PDFDictionary) throws -> AnnotationRewrite.StampAppearance? {
+        guard let appearances = try dictionary["AP"].map(tree.reader.resolve)?.dictionaryValue, var normal = appearances["N"] else { return nil }
+        if case .dictionary(let states) = try tree.reader.resolve(normal), let state = try dictionary["AS"].map(tree.reader.resolve)?.nameValue {
+            guard let chosen = states[state] else { return nil }
+            normal = chosen
+        }
+        guard let reference = normal.referenceValue, let stream = try tree.reader.resolve(normal).streamValue,
+              let bbox = try stream.dictionary["BBox"].map(tree.reader.resolve).flatMap(AnnotationRewrite.Reader.numbers).flatMap(Rect.init)
+        else { return nil }
+        let matrix = try stream.dictionary["Matrix"].map(tree.reader.resolve).flatMap(AnnotationRewrite.Reader.numbers) ?? [1, 0, 0, 1, 0, 0]
+        return .stored(reference, bbox: bbox, matrix: matrix.count == 6 ? matrix : [1, 0, 0, 1, 0, 0])
+    }
+
     // MARK: Reading
 
     /// One entry of a page's annotations, as read: the reference it is held under (nil for a
@@ -222,6 +285,16 @@ extension PDFPageEditor {
     }
 
     // MARK: Writing
+
+    /// The annotations this revision rewrites, each under its own number, with a new appearance.
+    static func writeRewritten<Sink: PDFObjectSink>(_ entry: PDFPageTreeState.Page, into sink: inout Sink) throws {
+        for (reference, draft) in entry.rewritten.sorted(by: { $0.key.number < $1.key.number }) {
+            var annotation = draft.dictionary
+            if let page = entry.reference { annotation["P"] = .reference(page) }
+            annotation["AP"] = .dictionary(["N": .reference(try write(draft.appearance, into: &sink))])
+            try sink.set(reference, to: .dictionary(annotation))
+        }
+    }
 
     /// The page's new annotations and overlay, written into `dictionary` (the page's, about to be set under `own`).
     static func writeMarkup<Sink: PDFObjectSink>(_ entry: PDFPageTreeState.Page, own: PDFReference, into dictionary: inout PDFDictionary,

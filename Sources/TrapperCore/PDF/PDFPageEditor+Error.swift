@@ -3,7 +3,7 @@
 /// the editor as it was before the call.
 public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Operation: String, Sendable {
-        case open, rotate, delete, move, crop, duplicate, metadata, bookmark, annotate, flatten, erase, reframe
+        case open, rotate, delete, move, crop, duplicate, metadata, bookmark, annotate, flatten, erase, reframe, change
         case listAnnotations = "list annotations"
         case readPage = "read page"
         case insertBlank = "insert blank"
@@ -33,6 +33,8 @@ public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConverti
         case noKeptPhoto
         /// A page both cut again and drawn into in one revision: the drawing would be on the old page.
         case reframedAndFlattened
+        /// `change` of an annotation this editor cannot rewrite where it is, and why.
+        case cannotChange(String, why: String)
     }
 
     public var operation: Operation
@@ -70,6 +72,7 @@ public struct PDFPageEditError: Error, Equatable, Sendable, CustomStringConverti
             text += "the page keeps no photo to cut it from (only a page made by find_page does)"
         case .reframedAndFlattened:
             text += "a page cut again and drawn into in the same script: save the two in scripts of their own"
+        case .cannotChange(let id, let why): text += "annotation \"\(id)\" \(why)"
         }
         return text
     }

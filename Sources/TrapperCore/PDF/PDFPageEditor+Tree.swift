@@ -56,6 +56,8 @@ final class PDFPageTreeState {
         var annotations: [PDFDictionary]?
         /// Annotations this revision adds, after those it has.
         var added: [AnnotationDraft] = []
+        /// Annotations this revision rewrites under their own numbers (`change`), by those numbers.
+        var rewritten: [PDFReference: AnnotationDraft] = [:]
         /// Forms this revision draws into the page's content (flattened signatures).
         var overlay: PDFPageEditor.Overlay?
         /// The picture this revision shows in place of the page's content (`reframe`).

@@ -26,6 +26,9 @@ extension PDFPageEditor {
         }
         func reference(_ page: Int) -> PDFReference? { tree.pages[page].reference ?? newNumbers[page] }
 
+        for entry in tree.pages where entry.parent != nil && !entry.rewritten.isEmpty {
+            try Self.writeRewritten(entry, into: &sink)
+        }
         for (page, entry) in tree.pages.enumerated() {
             guard let parent = entry.parent, let own = reference(page) else { continue }
             guard entry.reference == nil || entry.changed || parent != entry.origin else { continue }

@@ -35,7 +35,7 @@ public struct PDFPageEditor {
     /// no annotation, a move to where the pages stand) leaves no trace.
     public var hasChanges: Bool {
         info != nil || outline != nil || tree.nodes.contains { $0.changed }
-            || tree.pages.contains { $0.parent != nil && ($0.changed || $0.reference == nil || $0.parent != $0.origin) }
+            || tree.pages.contains { $0.parent != nil && ($0.changed || $0.reference == nil || $0.parent != $0.origin || !$0.rewritten.isEmpty) }
     }
 
     // MARK: Questions
