@@ -81,7 +81,7 @@ suites=$!
     # reason, when not root, without /dev/fuse or when gluster cannot be started.
     step several-hosts in_suite MultiHost timeout 600 python3 -m unittest -v test_multihost
     # The workspace's pure parts (shape recognition) under Node, without a browser (web/tests/).
-    step web-unit node --test web/tests/shapes.test.mjs
+    step web-unit node --test web/tests/
     # The workspace over plain HTTP (its security) and in Debian's Chromium through WebDriver, against
     # the debug binary: one browser for every scenario (Tests/Workspace/README.md).
     step workspace in_suite Workspace timeout 900 python3 -m unittest -v test_security test_live test_browser \

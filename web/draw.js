@@ -11,6 +11,10 @@
 import { signatureData, drawSignature } from './signatures.js';
 import { chose, keptToolColours, showSwatches } from './colors.js';
 import { HOLD_MS, recognize } from './shapes.js';
+import { NOTE_SIZE, boxOf, editBox } from './geometry.js';
+import {
+  initSelect, clearSelection, selectDown, selectMove, selectUp, restyle, drawChange, drawSelection, showBar, isDragged,
+} from './select.js';
 
 // Per-tool settings; the width/colour/opacity controls edit those of the chosen tool.
 // A missing key means the control does not apply to that tool.
@@ -29,6 +33,7 @@ const DEFAULTS = {
   note: {},
   signature: {},
   eraser: {},
+  lasso: { width: 2, color: '#000000', opacity: 1 },   // applied to what is selected
 };
 const settings = structuredClone(DEFAULTS);
 // Each tool's last colour, as this browser kept it (colors.js).
@@ -38,12 +43,11 @@ for (const [name, colour] of Object.entries(keptToolColours())) {
 
 const INK_TOOLS = ['pen', 'marker', 'pencil'];
 const TEXT_TOOLS = ['highlight', 'underline', 'strikeout'];
-const NOTE_SIZE = 20;          // the server draws a note as a 20 pt icon, top-left at `at`
 const TAP = 2;                 // a drag shorter than this (points) is a tap
 const NAMES = {
   ink: 'Ink', highlight: 'Highlight', underline: 'Underline', strikeout: 'Strikeout',
   rect: 'Rectangle', oval: 'Oval', line: 'Line', arrow: 'Arrow', textbox: 'Text box',
-  note: 'Note', signature: 'Signature', erase: 'Erase',
+  note: 'Note', signature: 'Signature', erase: 'Erase', change: 'Change',
 };
 
 let host = null;               // set by initMarkup
@@ -94,8 +98,11 @@ export function initMarkup(theHost) {
   showSwatches();
   $('opacity').addEventListener('input', onSettingInput);
 
+  for (const id of ['width', 'color', 'opacity']) $(id).addEventListener('change', onSettingChosen);
+
   textInput.addEventListener('keydown', onTextKey);
   textInput.addEventListener('blur', () => commitText());
+  initSelect(host, { editText: openTextFor, pixelsPerPoint: cssPerPoint, redraw: render, drawEdit, currentTool: () => tool });
   setTool('');
 }
 
@@ -103,13 +110,14 @@ export function currentTool() { return tool; }
 
 export function setTool(name) {
   commitText();
+  if (name !== tool) clearSelection();
   tool = name || '';
   for (const button of document.querySelectorAll('#tools [data-tool]')) {
     button.setAttribute('aria-pressed', String(button.dataset.tool === tool));
   }
   refreshCanvasMode();
   showSettings();
-  if (tool === 'eraser') prefetchAnnotations();
+  if (tool === 'eraser' || tool === 'lasso') prefetchAnnotations();
   render();
 }
 
@@ -124,7 +132,8 @@ export function refreshCanvasMode() {
   const active = Boolean(tool) && !host.readOnly();
   canvas.classList.toggle('active', active);
   canvas.classList.toggle('eraser', active && tool === 'eraser');
-  if (tool === 'eraser') prefetchAnnotations();
+  canvas.classList.toggle('lasso', active && tool === 'lasso');
+  if (tool === 'eraser' || tool === 'lasso') prefetchAnnotations();
 }
 
 const MAX_CANVAS_PIXELS = 16e6;   // a page zoomed 4× on a 3× phone would be 60 MB of canvas
@@ -164,6 +173,7 @@ export function dropGesture() {
 export function cancelGesture() {
   gesture = null;
   closeText();
+  clearSelection();
 }
 
 /** Finish the text being typed, if any (before saving, undoing, changing page). */
@@ -173,7 +183,9 @@ export function commitText() {
   const text = textInput.value;
   closeText();
   if (!text.trim()) return;
-  if (edit.kind === 'note') {
+  if (edit.kind === 'edit') {
+    edit.done(text);
+  } else if (edit.kind === 'note') {
     add({ op: 'note', page: edit.page, at: edit.at, contents: text });
   } else {
     add({ op: 'textbox', page: edit.page, box: edit.box, text, size: edit.size, color: edit.color });
@@ -207,10 +219,6 @@ export function toPagePoint(clientX, clientY) {
 /** CSS pixels per point of the shown page (to place the text input over a box). */
 function cssPerPoint() {
   return img.clientWidth / host.page().width;
-}
-
-function boxOf(a, b) {
-  return [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])];
 }
 
 function isTap(g) {
@@ -249,6 +257,13 @@ function setControl(id, value, fallback) {
   input.closest('label').classList.toggle('disabled', input.disabled);
 }
 
+/** A control let go while marks are selected: they take its value (one change, one undo step). */
+function onSettingChosen(event) {
+  if (tool !== 'lasso') return;
+  const input = event.target;
+  restyle(input.id, input.type === 'color' ? input.value : Number(input.value));
+}
+
 function onSettingInput(event) {
   const s = settings[tool];
   if (!s) return;
@@ -272,6 +287,7 @@ function onPointerDown(event) {
   canvas.setPointerCapture(event.pointerId);
   const p = toPagePoint(event.clientX, event.clientY);
   gesture = { tool, page: host.page().number, pointerId: event.pointerId, start: p, end: p, points: [p], pressures: [] };
+  if (tool === 'lasso') selectDown(p, gesture.page);
   if (event.pointerType === 'pen') gesture.pressures.push(event.pressure);
   awaitHold(gesture);
   render();
@@ -301,6 +317,7 @@ function shapeEdit(g) {
 function onPointerMove(event) {
   if (!gesture || event.pointerId !== gesture.pointerId) return;
   // Coalesced events give the full resolution of a fast stroke.
+  if (gesture.tool === 'lasso') { selectMove(toPagePoint(event.clientX, event.clientY)); render(); return; }
   const events = event.getCoalescedEvents ? event.getCoalescedEvents() : [];
   for (const e of events.length ? events : [event]) {
     const p = toPagePoint(e.clientX, e.clientY);
@@ -320,7 +337,7 @@ function onPointerUp(event) {
   g.end = toPagePoint(event.clientX, event.clientY);
   gesture = null;
   clearTimeout(g.holdTimer);
-  finish(g);
+  if (g.tool === 'lasso') selectUp(g.end); else finish(g);
   render();
 }
 
@@ -461,14 +478,23 @@ function openText(g) {
   textInput.classList.toggle('note', g.tool === 'note');
 }
 
-function placeTextInput(topLeft, widthPt, heightPt, fontPx, color) {
+/** The text input over a selected text box or note, holding its words; `done` gets the new ones. */
+function openTextFor({ kind, box, text, size }, done) {
+  const k = cssPerPoint();
+  textEdit = { kind: 'edit', done };
+  if (kind === 'note') placeTextInput([box[0], box[1] + NOTE_SIZE], 220 / k, 90 / k, 13, '#000000', text);
+  else placeTextInput(box, Math.max(box[2] - box[0], 120), Math.max(box[3] - box[1], 40), size * k, '#000000', text);
+  textInput.classList.toggle('note', kind === 'note');
+}
+
+function placeTextInput(topLeft, widthPt, heightPt, fontPx, color, text = '') {
   const k = cssPerPoint();
   Object.assign(textInput.style, {
     left: `${topLeft[0] * k}px`, top: `${topLeft[1] * k}px`,
     width: `${widthPt * k}px`, height: `${heightPt * k}px`,
     fontSize: `${fontPx}px`, color,
   });
-  textInput.value = '';
+  textInput.value = text;
   textInput.hidden = false;
   // Focus after this pointerup, or the browser's own focus handling blurs it again at once.
   setTimeout(() => textInput.focus(), 0);
@@ -494,7 +520,7 @@ async function erase(g) {
   const hits = (box) => (tap ? g.points.slice(0, 1) : g.points).some((p, i, pts) =>
     segmentMeetsBox(pts[Math.max(0, i - 1)], p, box, 2));
   const items = host.items();
-  let local = items.filter(({ edit }) => editPage(edit) === g.page && edit.op !== 'erase' && hits(editBox(edit)));
+  let local = items.filter(({ edit }) => editPage(edit) === g.page && !['erase', 'change'].includes(edit.op) && hits(editBox(edit)));
   if (tap) local = local.slice(-1);
 
   let saved = [];
@@ -534,23 +560,6 @@ function segmentMeetsBox(a, b, box, pad) {
   return false;
 }
 
-/** The box an unsaved mark covers, for the eraser. */
-function editBox(e) {
-  const pad = (e.width || 0) / 2;
-  const around = (points) => {
-    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
-    return [Math.min(...xs) - pad, Math.min(...ys) - pad, Math.max(...xs) + pad, Math.max(...ys) + pad];
-  };
-  switch (e.op) {
-    case 'ink': return around(e.strokes.flat());
-    case 'highlight': case 'underline': case 'strikeout':
-      return around(e.rects.flatMap((r) => [[r[0], r[1]], [r[2], r[3]]]));
-    case 'line': case 'arrow': return around([e.from, e.to]);
-    case 'note': return [e.at[0], e.at[1], e.at[0] + NOTE_SIZE, e.at[1] + NOTE_SIZE];
-    default: return e.box;
-  }
-}
-
 function prefetchAnnotations() {
   const page = host.page();
   if (!page || host.readOnly() || host.cachedAnnotations(page.number)) return;
@@ -569,12 +578,16 @@ function draw() {
 
   const annotations = host.cachedAnnotations(page.number) || [];
   if (tool === 'eraser') annotations.forEach((a) => outline(a.box, '#8a94a6'));
-  for (const { edit } of host.items()) {
-    if (editPage(edit) !== page.number) continue;
+  for (const item of host.items()) {
+    const { edit } = item;
+    if (editPage(edit) !== page.number || isDragged(item)) continue;
     if (edit.op === 'erase') annotations.filter((a) => edit.ids.includes(a.id)).forEach((a) => drawErased(a.box));
+    else if (edit.op === 'change') drawChange(ctx, img, page, annotations.find((a) => a.id === edit.id), edit);
     else drawEdit(edit);
   }
-  if (gesture && gesture.page === page.number) drawGesture(gesture);
+  if (gesture && gesture.page === page.number && gesture.tool !== 'lasso') drawGesture(gesture);
+  if (tool === 'lasso') drawSelection(ctx, img, page);
+  showBar();
 }
 
 function drawGesture(g) {
@@ -594,7 +607,7 @@ function drawGesture(g) {
   }
 }
 
-function drawEdit(e) {
+export function drawEdit(e) {
   ctx.save();
   ctx.strokeStyle = ctx.fillStyle = e.color || '#000000';
   ctx.lineWidth = e.width || 1;

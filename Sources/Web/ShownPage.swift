@@ -34,6 +34,12 @@ struct ShownPage: Sendable, Equatable {
         Rect(script(Point(box.x0, box.y0)), script(Point(box.x1, box.y1)))
     }
 
+    /// A point in user space as the browser sees it.
+    func browser(user point: Point) -> Point {
+        let a = cropFrame.toShown(point)
+        return Point(a.x, cropFrame.shownHeight - a.y)
+    }
+
     /// A rectangle in user space (an annotation's /Rect) as the browser sees it.
     func browser(user rect: Rect) -> Rect {
         let a = cropFrame.toShown(Point(rect.x0, rect.y0)), b = cropFrame.toShown(Point(rect.x1, rect.y1))

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TrapperCore
 
 /// JSON in and out of the workspace, through Foundation's own reader and writer.
 enum WebJSON {
@@ -24,4 +25,10 @@ enum WebJSON {
 
     /// A number to two decimals, as the browser needs no more.
     static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
+
+    /// "#rrggbb", as a colour input holds it.
+    static func hex(_ color: RGBColor) -> String {
+        let byte = { (v: Double) in String(format: "%02x", Int((min(1, max(0, v)) * 255).rounded())) }
+        return "#" + byte(color.red) + byte(color.green) + byte(color.blue)
+    }
 }

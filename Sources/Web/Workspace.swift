@@ -334,12 +334,19 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         onPage(request) { path, info, index in
             let editor = try PDFPageEditor(reader: PDFTailReader(path: path, decoder: FlateStreamDecoder()))
             let shown = info.pages[index].shown
-            let list: [[String: Any]] = try editor.annotations(ofPage: index).compactMap { annotation in
+            let list: [[String: Any]] = try editor.annotations(ofPage: index).compactMap { annotation -> [String: Any]? in
                 guard let rect = annotation.rect, !["Widget", "Popup"].contains(annotation.subtype) else { return nil }
                 var item: [String: Any] = ["id": annotation.id, "kind": annotation.subtype,
                                            "box": shown.browser(user: rect).numbers.map(WebJSON.rounded)]
                 if let author = annotation.author { item["author"] = author }
                 if let contents = annotation.contents { item["contents"] = contents }
+                // How it is drawn, for the preview of a change (web/select.js).
+                if let color = annotation.color { item["color"] = WebJSON.hex(color) }
+                if let width = annotation.width { item["width"] = WebJSON.rounded(width) }
+                if let opacity = annotation.opacity { item["opacity"] = WebJSON.rounded(opacity) }
+                if let strokes = annotation.strokes {
+                    item["strokes"] = strokes.map { $0.map { let p = shown.browser(user: $0); return [WebJSON.rounded(p.x), WebJSON.rounded(p.y)] } }
+                }
                 return item
             }
             return WebJSON.response(["annotations": list])

@@ -7,6 +7,7 @@ PDFTRAPPER_SCREENSHOTS=DIR saves the README's screenshots there.
 """
 import json
 import os
+import pathlib
 import re
 import subprocess
 import time
@@ -753,6 +754,81 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         x0, y0, x1, y1 = squares[0]["rect"]
         self.assertAlmostEqual(x0, 150, delta=6); self.assertAlmostEqual(x1, 350, delta=6)
         self.assertAlmostEqual(y0, 792 - 600, delta=6); self.assertAlmostEqual(y1, 792 - 450, delta=6)
+        self.click("tool-none")
+
+    def test_24_lasso_select_move_recolour_turn_retype_and_delete_what_is_saved(self):
+        path = self.document("Select.pdf")
+        pristine = render(path)
+        edits = [{"op": "rect", "page": 1, "box": [100, 100, 200, 160], "width": 3, "color": "#e61919"},
+                 {"op": "ink", "page": 1, "strokes": [[[100, 600], [150, 620], [200, 600]]], "width": 3, "color": "#000000"},
+                 {"op": "ink", "page": 1, "strokes": [[[300, 600], [350, 620], [400, 600]]], "width": 3, "color": "#000000"},
+                 {"op": "signature", "page": 1, "name": "jane", "box": [350, 400, 470, 460]},
+                 {"op": "textbox", "page": 1, "box": [100, 300, 300, 330], "text": "First words", "size": 12}]
+        status, answer = self.client.json("POST", "/api/save", {"path": "Select.pdf", "base_end": os.path.getsize(path), "edits": edits})
+        self.assertEqual(status, 200, answer)
+        listed = self.annotations("Select.pdf")
+        ids = {a["kind"] + str(i): a["id"] for i, a in enumerate(listed)}
+        with open(path, "rb") as f:
+            before_bytes = f.read()
+        before = render(path)
+        self.open("Select.pdf")
+        self.click("tool-lasso")
+        count = lambda: self.js("return document.getElementById('sel-count').textContent")
+        labels = lambda: self.js("return document.getElementById('unsaved-count').title")
+
+        # A tap takes the rectangle; a drag from inside it moves it 100 pt right and down; a swatch recolours it.
+        self.daemon.wait_for(lambda: self.tap("Select.pdf", (150, 102)) or count() == "1 selected", what="the rectangle selected")
+        self.drag("Select.pdf", [(150, 130), (200, 180), (250, 230)])
+        self.assertEqual(labels(), "Change square on page 1")
+        self.browser.find_element(By.CSS_SELECTOR, '#swatches .swatch.palette[data-color="#1a3a9e"]').click()
+        self.assertEqual(labels(), "Change square on page 1", "the move and the colour are one change of one annotation")
+        # A loop round both strokes takes both; Delete erases them.
+        self.drag("Select.pdf", [(80, 560), (420, 560), (420, 650), (80, 650), (80, 565)])
+        self.assertEqual(count(), "2 selected")
+        self.key(Keys.DELETE)
+        self.assertIn("Erase 2 annotations on page 1", labels())
+        # The signature turned a quarter by its knob (above its top edge's middle), snapped to 90°.
+        self.tap("Select.pdf", (410, 430))
+        self.assertEqual(count(), "1 selected")
+        sig = listed[3]["rect"]
+        centre = ((sig[0] + sig[2]) / 2, 792 - (sig[1] + sig[3]) / 2)
+        above = 30 / (self.js("return document.getElementById('page-image').clientWidth") / 612)   # 3 × the 10 px reach
+        self.drag("Select.pdf", [(centre[0], 792 - sig[3] - above), (centre[0] + 40, centre[1] - 40), (centre[0] + 120, centre[1] + 1)])
+        # The text box's words, retyped.
+        self.tap("Select.pdf", (150, 315))
+        self.click("sel-text")
+        field = self.browser.find_element(By.ID, "text-input")
+        self.assertEqual(field.get_attribute("value"), "First words")
+        field.send_keys(Keys.CONTROL + "a")
+        field.send_keys("Second words, and more of them")
+        self.js("document.getElementById('text-input').dispatchEvent(new KeyboardEvent('keydown', "
+                "{key: 'Enter', ctrlKey: true, bubbles: true}))")
+        self.assertEqual(len(labels().split("\n")), 4, labels())
+        self.save("Select.pdf")
+
+        after_list = self.annotations("Select.pdf")
+        by_id = {a["id"]: a for a in after_list}
+        self.assertEqual([a["id"] for a in after_list], [ids["Square0"], ids["Stamp3"], ids["FreeText4"]],
+                         "the changed keep their ids and places; the erased are gone")
+        x0, y0, x1, y1 = by_id[ids["Square0"]]["rect"]
+        self.assertAlmostEqual(x0, 200, delta=1.5); self.assertAlmostEqual(x1, 300, delta=1.5)
+        self.assertAlmostEqual(y0, 792 - 260, delta=1.5); self.assertAlmostEqual(y1, 792 - 200, delta=1.5)
+        sx0, sy0, sx1, sy1 = by_id[ids["Stamp3"]]["rect"]
+        old = listed[3]["rect"]
+        self.assertAlmostEqual(sx1 - sx0, old[3] - old[1], delta=1.5, msg="turned a quarter: its width is the old height")
+        self.assertAlmostEqual(sy1 - sy0, old[2] - old[0], delta=1.5)
+        self.assertEqual(by_id[ids["FreeText4"]]["contents"], "Second words, and more of them")
+        assert_readers_agree(path, 1)
+        after = render(path)
+        self.assertGreater(changed_pixels(before, after, (95, 95, 205, 165)), 300, "the rectangle left its old place")
+        self.assertLess(changed_pixels(pristine, after, (95, 95, 205, 165)), 10, "nothing left where it was but the page")
+        moved = [after.getpixel((x, 201)) for x in range(205, 295)]
+        self.assertTrue(all(abs(c - w) <= 40 for c, w in zip(min(moved, key=sum), (0x1a, 0x3a, 0x9e))), f"blue at its new place: {min(moved, key=sum)}")
+        self.assertGreater(changed_pixels(before, after, (95, 590, 405, 630)), 100, "the strokes are erased")
+        self.assertEqual(len(self.daemon.history("Select.pdf")), 3, "one revision for the save")
+        # Undo gives back the exact bytes.
+        self.click("undo")
+        self.daemon.wait_for(lambda: pathlib.Path(path).read_bytes() == before_bytes, what="undo to the bytes before the save")
         self.click("tool-none")
 
     def key(self, text):

@@ -164,7 +164,7 @@ class PhoneTests(unittest.TestCase):
         self.open("Letters/A%20rather%20long%20name%20for%20a%20letter%20from%20the%20tax%20office.pdf")
         self.assertLessEqual(self.js("return document.documentElement.scrollWidth"), 390, "the document scrolls sideways")
         tools = self.browser.find_elements(By.CSS_SELECTOR, "#tools [data-tool]")
-        self.assertEqual(len(tools), 15)
+        self.assertEqual(len(tools), 16)
         self.assert_fingertip_sized("#toolbar button, #toolbar input, #page-nav button")
         # The strip is a row above the page, the history below it.
         strip, area, history = self.rect("strip"), self.rect("page-area"), self.rect("history")
@@ -339,6 +339,30 @@ class PhoneTests(unittest.TestCase):
             if (!navigator.serviceWorker) done(0);
             else navigator.serviceWorker.getRegistrations().then((r) => done(r.length), () => done(-1));""")
         self.assertEqual(registrations, 0, "a service worker is registered")
+
+    def test_f_a_finger_picks_up_a_saved_mark_and_moves_it(self):
+        path = self.document("Pick.pdf")
+        status, answer = self.client.json("POST", "/api/save", {"path": "Pick.pdf", "base_end": os.path.getsize(path), "edits": [
+            {"op": "oval", "page": 1, "box": [120, 200, 220, 260], "width": 3, "color": "#e61919"}]})
+        self.assertEqual(status, 200, answer)
+        [oval] = self.daemon.annotations("Pick.pdf")
+        before = render(path)
+        self.open("Pick.pdf")
+        self.browser.find_element(By.ID, "tool-lasso").click()
+        count = lambda: self.js("return document.getElementById('sel-count').textContent")
+        self.daemon.wait_for(lambda: self.stroke(interaction.POINTER_TOUCH, [self.viewport((170, 201))]) or count() == "1 selected",
+                             what="the oval picked up by a tap")
+        self.assert_fingertip_sized("#selection-bar button:not([hidden])")
+        scrolled = self.scroll()
+        self.stroke(interaction.POINTER_TOUCH, [self.viewport(p) for p in [(170, 230), (200, 250), (230, 280), (250, 300)]])
+        self.assertEqual(self.scroll(), scrolled, "the finger scrolled instead of moving the selection")
+        self.assertEqual(self.unsaved(), "1")
+        self.save("Pick.pdf")
+        [moved] = self.daemon.annotations("Pick.pdf")
+        self.assertEqual(moved["id"], oval["id"])
+        self.assertEqual([round(v - w) for v, w in zip(moved["rect"], oval["rect"])], [80, -70, 80, -70], moved["rect"])
+        after = render(path)
+        self.assertGreater(changed_pixels(before, after, (195, 265, 305, 335)), 100, "the oval where it was moved")
 
     def test_z_screenshot(self):
         """The README's phone picture (only with PDFTRAPPER_SCREENSHOTS): a marked-up document in the phone layout."""

@@ -13,6 +13,12 @@ extension PDFPageEditor {
         public var rect: Rect?
         public var author: String?
         public var contents: String?
+        /// How it is drawn, where it says (/C, /BS /W, /CA), and its points in user space: each
+        /// stroke of an ink annotation (/InkList), a line's two ends (/L). For a preview of a change.
+        public var color: RGBColor?
+        public var width: Double?
+        public var opacity: Double?
+        public var strokes: [[Point]]?
 
         public var madeByPDFTrapper: Bool { id.hasPrefix(AnnotationBuilder.idPrefix) }
         /// Widgets belong to form fields, popups to the annotation they open from.
@@ -250,9 +256,25 @@ extension PDFPageEditor {
         let rect = resolve("Rect")?.arrayValue.flatMap { items -> Rect? in
             Rect(items.compactMap { (try? tree.reader.resolve($0))?.numberValue })
         }
-        return AnnotationSummary(page: page, id: id, subtype: resolve("Subtype")?.nameValue?.string ?? "?", rect: rect,
-                                 author: resolve("T")?.stringValue.map(Self.text),
-                                 contents: resolve("Contents")?.stringValue.map(Self.text))
+        var summary = AnnotationSummary(page: page, id: id, subtype: resolve("Subtype")?.nameValue?.string ?? "?", rect: rect,
+                                        author: resolve("T")?.stringValue.map(Self.text),
+                                        contents: resolve("Contents")?.stringValue.map(Self.text))
+        let read = AnnotationRewrite.Reader(dictionary: dictionary, resolve: { try tree.reader.resolve($0) })
+        summary.color = read.color("C")
+        summary.width = read.borderWidth()
+        summary.opacity = read.number("CA")
+        func points(_ numbers: [Double]) -> [Point] {
+            stride(from: 0, to: numbers.count - 1, by: 2).map { Point(numbers[$0], numbers[$0 + 1]) }
+        }
+        switch summary.subtype {
+        case "Ink":
+            summary.strokes = read.array("InkList")?.compactMap { (try? tree.reader.resolve($0)).flatMap(AnnotationRewrite.Reader.numbers) }
+                .map(points)
+        case "Line":
+            summary.strokes = read.numbers("L").map { [points($0)] }
+        default: break
+        }
+        return summary
     }
 
     /// A text string's characters: UTF-16BE behind its byte order mark, else PDFDocEncoding read as Latin-1.
