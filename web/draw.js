@@ -47,7 +47,7 @@ const TAP = 2;                 // a drag shorter than this (points) is a tap
 const NAMES = {
   ink: 'Ink', highlight: 'Highlight', underline: 'Underline', strikeout: 'Strikeout',
   rect: 'Rectangle', oval: 'Oval', line: 'Line', arrow: 'Arrow', textbox: 'Text box',
-  note: 'Note', signature: 'Signature', erase: 'Erase', change: 'Change',
+  note: 'Note', signature: 'Signature', erase: 'Erase', change: 'Change', polygon: 'Shape',
 };
 
 let host = null;               // set by initMarkup
@@ -308,10 +308,11 @@ function awaitHold(g) {
   }, HOLD_MS);
 }
 
-/** The shape a held stroke became, as an edit with the stroke's width and colour. */
+/** The shape a held stroke became, as an edit with the stroke's width and colour (and the shape's name apart). */
 function shapeEdit(g) {
   const s = settings[g.tool];
-  return { ...g.shape, page: g.page, width: inkWidth(g), color: s.color };
+  const { name, ...shape } = g.shape;
+  return { ...shape, page: g.page, width: inkWidth(g), color: s.color };
 }
 
 function onPointerMove(event) {
@@ -382,7 +383,8 @@ function addInk(g) {
   // Held into a shape: the stroke, then the shape in its place, so that one undo gives the stroke back.
   if (g.shape) {
     const shape = shapeEdit(g);
-    host.commit([...host.items().slice(0, -1), { edit: shape, label: describe(shape) }]);
+    const label = g.shape.name ? `${g.shape.name[0].toUpperCase()}${g.shape.name.slice(1)} on page ${g.page}` : describe(shape);
+    host.commit([...host.items().slice(0, -1), { edit: shape, label }]);
   }
 }
 
@@ -645,6 +647,13 @@ export function drawEdit(e) {
     case 'line': case 'arrow':
       ctx.beginPath(); ctx.moveTo(...e.from); ctx.lineTo(...e.to);
       if (e.op === 'arrow') arrowHead(e.from, e.to, Math.max(8, ctx.lineWidth * 4));
+      ctx.stroke();
+      break;
+    case 'polygon':
+      ctx.globalAlpha = e.opacity ?? 1;
+      ctx.beginPath();
+      e.points.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.closePath();
       ctx.stroke();
       break;
     case 'textbox': drawTextbox(e); break;

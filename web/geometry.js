@@ -33,6 +33,7 @@ export function editBox(e) {
     case 'highlight': case 'underline': case 'strikeout':
       return around(e.rects.flatMap((r) => [[r[0], r[1]], [r[2], r[3]]]));
     case 'line': case 'arrow': return around([e.from, e.to]);
+    case 'polygon': return around(e.points);
     case 'note': return [e.at[0], e.at[1], e.at[0] + NOTE_SIZE, e.at[1] + NOTE_SIZE];
     default: return e.box;
   }
@@ -74,6 +75,7 @@ export function transformEdit(e, from, to) {
     case 'highlight': case 'underline': case 'strikeout': return { ...e, rects: e.rects.map(b) };
     case 'line': case 'arrow': return { ...e, from: p(e.from), to: p(e.to) };
     case 'note': return { ...e, at: p(e.at) };
+    case 'polygon': return { ...e, points: e.points.map(p) };
     case 'change': return { ...e, box: b(e.box) };
     default: return e.box ? { ...e, box: b(e.box) } : e;
   }

@@ -298,6 +298,7 @@ function vectorOf(a) {
   const style = { color: a.color || '#000000', width: a.width || 1, opacity: a.opacity ?? 1 };
   if (a.kind === 'Ink' && a.strokes) return { op: 'ink', strokes: a.strokes, ...style };
   if (a.kind === 'Line' && a.strokes && a.strokes[0]?.length === 2) return { op: 'line', from: a.strokes[0][0], to: a.strokes[0][1], ...style };
+  if (a.kind === 'Polygon' && a.strokes && a.color) return { op: 'polygon', points: a.strokes[0], ...style };
   if (a.kind === 'Square' && a.color) return { op: 'rect', box: a.box, ...style };
   if (a.kind === 'Circle' && a.color) return { op: 'oval', box: a.box, ...style };
   return null;

@@ -22,7 +22,7 @@ struct WorkspaceSave {
 
     /// The ops a save may hold, and the browser's keys each takes besides `op` and `page`.
     static let markupOps: Set<String> = ["ink", "highlight", "underline", "strikeout", "rect", "oval", "line", "arrow",
-                                         "textbox", "note", "signature", "erase", "change"]
+                                         "textbox", "note", "polygon", "signature", "erase", "change"]
     static let pageOps: Set<String> = ["rotate", "delete", "move", "insert-blank"]
 
     /// The script for `edits` on the document `info` (whose path below the library is `relative`).
@@ -87,6 +87,10 @@ struct WorkspaceSave {
             out["to"] = try point(edit["to"], "to")
         case "note":
             out["at"] = try point(edit["at"], "at")
+        case "polygon":
+            guard let corners = edit["points"] else { throw refuse("points") }
+            guard let text = scriptStroke(corners, page: page) else { throw refuse("points") }
+            out["points"] = text
         case "change":
             if edit["box"] != nil { out["box"] = try box(edit["box"], "box") }
             if edit["move"] != nil {

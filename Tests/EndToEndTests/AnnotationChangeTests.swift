@@ -201,6 +201,35 @@ import Testing
         markup.expectColor(pixels, 1, (0, 255, 0), "the copy, 200 pt to the right")
     }
 
+    /// A star (what the workspace makes of a star drawn and held): /Polygon with its /Vertices, filled and outlined.
+    @Test func aPolygonIsDrawnAndChangedLikeTheOthers() throws {
+        let scratch = try markup.world()
+        let made = try markup.apply(scratch, """
+            target = "T.pdf"
+            [[edit]]
+            op = "polygon"
+            page = 1
+            points = "100 150 112 185 150 185 119 207 131 243 100 221 69 243 81 207 50 185 88 185"
+            color = "#0000ff"
+            fill = "#ffff00"
+            """)
+        #expect(made.status == 0, "\(made.stderr)")
+        let found = try objects(markup.target(scratch), keys: ["/Vertices", "/IC"])
+        #expect(found.map { $0["subtype"] } == ["/Polygon"])
+        #expect(found[0]["/Vertices"]?.split(separator: ",").count == 20, "\(found)")
+        try PDFReaders.requireAllAgree(markup.target(scratch), pages: 1)
+        var pixels = try TextPDF.pixels(markup.target(scratch), at: [(100, 300 - 200), (30, 300 - 200)])
+        markup.expectColor(pixels, 0, (255, 255, 0), "the star's yellow middle")
+        markup.expectColor(pixels, 1, (255, 255, 255), tolerance: 10, "outside it")
+        let moved = try markup.apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"change\"\npage = 1\nid = \"\(try ids(scratch)[0])\"\nmove = [200, 0]\n")
+        #expect(moved.status == 0, "\(moved.stderr)")
+        pixels = try TextPDF.pixels(markup.target(scratch), at: [(300, 300 - 200), (100, 300 - 200)])
+        markup.expectColor(pixels, 0, (255, 255, 0), "the star moved 200 pt right")
+        markup.expectColor(pixels, 1, (255, 255, 255), tolerance: 10, "where it was")
+        let refused = try markup.apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"polygon\"\npage = 1\npoints = [[1, 1], [2, 2]]\n")
+        #expect(refused.status != 0 && refused.stderr.contains("must have from 3 to 10000 corners, not 2"), "\(refused.stderr)")
+    }
+
     @Test func aChangeThatCannotBeMadeLeavesTheTargetAsItWas() throws {
         let scratch = try markup.world()
         try scratch.write("signatures/me.toml", "strokes = [[[0, 0], [30, 20], [60, 0]]]\n")

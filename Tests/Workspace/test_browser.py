@@ -831,6 +831,54 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.daemon.wait_for(lambda: pathlib.Path(path).read_bytes() == before_bytes, what="undo to the bytes before the save")
         self.click("tool-none")
 
+    def held_stroke(self, name, points):
+        """A mouse stroke through the points, held still at its end for a second before it is let go."""
+        mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
+        actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
+        actions.pointer_action.move_to_location(*self.viewport(name, points[0])).pointer_down()
+        for point in points[1:]:
+            actions.pointer_action.move_to_location(*self.viewport(name, point))
+        actions.pointer_action.pause(1.0)
+        actions.pointer_action.pointer_up()
+        actions.perform()
+
+    def test_25_held_strokes_become_an_arrow_a_star_and_a_speech_bubble(self):
+        import math
+        path = self.document("Stars.pdf")
+        before = render(path)
+        self.open("Stars.pdf")
+        self.click("tool-pen")
+        along = lambda a, b, n: [(a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n) for i in range(n)]
+        labels = lambda: self.js("return document.getElementById('unsaved-count').title").split("\n")
+        # An arrow in one stroke: out to its tip, back along one side of its head.
+        self.held_stroke("Stars.pdf", along((100, 700), (300, 600), 12) + along((300, 600), (278, 625), 4) + [(278, 625)])
+        self.assertEqual(labels()[-1], "Arrow on page 1")
+        # A pentagram round a centre, tip by tip.
+        tips = [(300 + 80 * math.cos(-math.pi / 2 + k * 4 * math.pi / 5), 300 + 80 * math.sin(-math.pi / 2 + k * 4 * math.pi / 5)) for k in range(6)]
+        self.held_stroke("Stars.pdf", [p for a, b in zip(tips, tips[1:]) for p in along(a, b, 8)] + [tips[-1]])
+        self.assertEqual(labels()[-1], "Star on page 1")
+        # An oval with a tail out of its lower left.
+        loop = []
+        for i in range(37):
+            a = i / 36 * 2 * math.pi
+            loop.append((300 + 110 * math.cos(a), 500 + 50 * math.sin(a)))
+            if i == 11:
+                loop += along(loop[-1], (220, 600), 6) + along((220, 600), (300 + 110 * math.cos(a + 0.25), 500 + 50 * math.sin(a + 0.25)), 6)
+        self.held_stroke("Stars.pdf", loop)
+        self.assertEqual(labels()[-1], "Speech bubble on page 1")
+        self.save("Stars.pdf")
+        kinds = sorted(a["kind"] for a in self.annotations("Stars.pdf"))
+        self.assertEqual(kinds, ["Line", "Polygon", "Polygon"])
+        import pypdf
+        annots = [a.get_object() for a in pypdf.PdfReader(path).pages[0]["/Annots"]]
+        self.assertEqual([a["/LE"][1] for a in annots if a["/Subtype"] == "/Line"], ["/OpenArrow"])
+        self.assertEqual(sorted(len(a["/Vertices"]) // 2 for a in annots if a["/Subtype"] == "/Polygon"), [10, 49])
+        assert_readers_agree(path, 1)
+        after = render(path)
+        self.assertGreater(changed_pixels(before, after, (215, 215, 385, 385)), 100, "the star where it was drawn")
+        self.assertGreater(changed_pixels(before, after, (180, 440, 420, 610)), 100, "the bubble where it was drawn")
+        self.click("tool-none")
+
     def key(self, text):
         """A key pressed with nothing focused (a focused menu or field keeps keys to itself)."""
         self.js("document.activeElement && document.activeElement.blur()")

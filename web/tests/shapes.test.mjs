@@ -44,3 +44,57 @@ test('a scribble, a curve left open, a zigzag and a dot are no shape', () => {
   assert.equal(recognize(zigzag), null);
   assert.equal(recognize([[100, 100], [101, 100], [100, 101], [101, 101], [100, 100]]), null);
 });
+
+test('a straight stroke with a head turned back at its tip is an arrow to that tip', () => {
+  const shaft = along([100, 300], [300, 200], 24);
+  const head = [...along([300, 200], [280, 225], 5), ...along([280, 225], [300, 200], 5), ...along([300, 200], [272, 196], 5), [272, 196]];
+  const shape = recognize(rough([...shaft, ...head], 1.5));
+  assert.equal(shape.op, 'arrow');
+  assert.ok(dist(shape.from, [100, 300]) < 4 && dist(shape.to, [300, 200]) < 4, JSON.stringify(shape));
+  // A hook that turns forward is no arrow.
+  const hook = [...shaft, ...along([300, 200], [330, 215], 6), [330, 215]];
+  assert.notEqual(recognize(hook)?.op, 'arrow');
+});
+
+const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+const tipsAt = (c, R, k) => [c[0] + R * Math.cos(-Math.PI / 2 + k * 2 * Math.PI / 5), c[1] + R * Math.sin(-Math.PI / 2 + k * 2 * Math.PI / 5)];
+
+test('a star, drawn as a pentagram or round its outline, is a regular five-pointed star', () => {
+  const c = [300, 300], R = 100;
+  const order = [0, 2, 4, 1, 3, 0].map((k) => tipsAt(c, R, k));
+  const pentagram = order.slice(0, -1).flatMap((p, i) => along(p, order[i + 1], 12)).concat([order[5]]);
+  for (const points of [pentagram, outlineStar(c, R)]) {
+    const shape = recognize(rough(points, 2));
+    assert.equal(shape?.op, 'polygon', 'a star');
+    assert.equal(shape.name, 'star');
+    assert.equal(shape.points.length, 10);
+    // Its tips near the drawn ones, its centre where the drawing's is.
+    for (let k = 0; k < 5; k++) assert.ok(shape.points.some((p) => dist(p, tipsAt(c, R, k)) < 12), `tip ${k}`);
+  }
+});
+
+function outlineStar(c, R) {
+  const corners = Array.from({ length: 11 }, (_, k) => {
+    const r = k % 2 ? R * 0.4 : R, a = -Math.PI / 2 + (k * Math.PI) / 5;
+    return [c[0] + r * Math.cos(a), c[1] + r * Math.sin(a)];
+  });
+  return corners.slice(0, -1).flatMap((p, i) => along(p, corners[i + 1], 6)).concat([corners[10]]);
+}
+
+test('an oval or a box with one tail out of it is a speech bubble pointing where the tail does', () => {
+  const c = [300, 200], rx = 120, ry = 60;
+  const loop = [];
+  for (let i = 0; i <= 72; i++) {
+    const a = (i / 72) * 2 * Math.PI;
+    loop.push([c[0] + rx * Math.cos(a), c[1] + ry * Math.sin(a)]);
+    // At about 110° (below, to the left) the tail goes out to (220, 320) and back.
+    if (i === 22) loop.push(...along(loop[loop.length - 1], [220, 320], 8), ...along([220, 320], [c[0] + rx * Math.cos(a + 0.2), c[1] + ry * Math.sin(a + 0.2)], 8));
+  }
+  const shape = recognize(rough(loop, 1.5));
+  assert.equal(shape?.name, 'speech bubble', JSON.stringify(shape)?.slice(0, 80));
+  assert.ok(shape.points.some((p) => dist(p, [220, 320]) < 6), 'the tail keeps its tip');
+  const xs = shape.points.map((p) => p[0]);
+  assert.ok(Math.abs(Math.min(...xs) - 180) < 8 && Math.abs(Math.max(...xs) - 420) < 8, 'the body as wide as drawn');
+  // The same loop without its tail stays an oval.
+  assert.equal(recognize(rough(loop.filter((p) => p[1] < 265), 1.5)).op, 'oval');
+});

@@ -40,6 +40,10 @@ public enum AnnotationBuilder {
             let rect = frame.shown(box)
             try inside([rect], frame, what: "box")
             return [try textbox(rect, text, size: size, markup, frame, id(), date)]
+        case .polygon(let points, let fill, let width):
+            let shown = points.map(frame.shown)
+            try inside(shown.map { Rect($0, $0) }, frame, what: "points")
+            return [polygon(shown, fill: fill, width: width, markup, frame, id(), date)]
         case .note(let at):
             let corner = frame.shown(at)
             let icon = Rect(x0: corner.x, y0: corner.y - noteSize, x1: corner.x + noteSize, y1: corner.y)
@@ -220,6 +224,31 @@ public enum AnnotationBuilder {
         dictionary["L"] = AnnotationCommon.points([start, end].map(frame.toUser))
         dictionary["LE"] = [.name("None"), .name(arrow ? "OpenArrow" : "None")]
         dictionary["BS"] = .dictionary(["W": PDFPageTree.number(width), "S": .name("S")])
+        let form = AppearanceForm(bbox: bounds, matrix: frame.matrix, content: content.bytes,
+                                  resources: AnnotationCommon.resources(opacity: markup.opacity))
+        return AnnotationDraft(dictionary: dictionary, appearance: form)
+    }
+
+    /// A closed outline through `corners` (shown space), filled and/or stroked.
+    static func polygon(_ corners: [Point], fill: RGBColor?, width: Double, _ markup: Markup, _ frame: PageFrame,
+                        _ id: String, _ date: Date) -> AnnotationDraft {
+        var content = ContentStream()
+        if markup.opacity < 1 { content.raw("/GS0 gs") }
+        if let stroke = markup.color {
+            content.stroke(stroke)
+            content.add([width], "w")
+            content.raw("1 J 1 j")
+        }
+        if let fill { content.fill(fill) }
+        content.polyline(corners)
+        content.raw(fill == nil ? "s" : markup.color == nil ? "h f" : "b")
+        let bounds = Rect.bounding(corners)!.insetBy(markup.color == nil ? -1 : -width / 2 - 1)
+        var dictionary = AnnotationCommon.dictionary(subtype: "Polygon", rect: frame.toUser(bounds), id: id, date: date,
+                                                     author: markup.author, contents: markup.contents, color: markup.color,
+                                                     opacity: markup.opacity)
+        dictionary["Vertices"] = AnnotationCommon.points(corners.map(frame.toUser))
+        dictionary["BS"] = .dictionary(["W": markup.color == nil ? 0 : PDFPageTree.number(width), "S": .name("S")])
+        if let fill { dictionary["IC"] = AnnotationCommon.array(fill) }
         let form = AppearanceForm(bbox: bounds, matrix: frame.matrix, content: content.bytes,
                                   resources: AnnotationCommon.resources(opacity: markup.opacity))
         return AnnotationDraft(dictionary: dictionary, appearance: form)

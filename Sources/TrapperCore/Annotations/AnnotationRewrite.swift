@@ -63,6 +63,14 @@ public enum AnnotationRewrite {
             guard ends.count == 2 else { throw MarkupError("line annotation \(id) has no ends (/L)") }
             let arrow = (read.array("LE") ?? []).contains { (try? resolve($0))?.nameValue?.string.contains("Arrow") == true }
             draft = AnnotationBuilder.line(ends[0], ends[1], arrow: arrow, width: width, style, frame, id, date)
+        case "Polygon":
+            let corners = shown(read.numbers("Vertices") ?? [])
+            guard corners.count >= 3 else { throw MarkupError("polygon \(id) has fewer than three corners (/Vertices)") }
+            var outline = style
+            outline.color = change.color ?? read.color("C")
+            let fill = read.color("IC")
+            guard outline.color != nil || fill != nil else { throw MarkupError("annotation \(id) has neither an outline nor a fill") }
+            draft = AnnotationBuilder.polygon(corners, fill: fill, width: width, outline, frame, id, date)
         case "FreeText":
             let text = change.text ?? read.text("Contents") ?? ""
             guard !text.allSatisfy({ $0.isWhitespace }) else { throw MarkupError("text box \(id) has no text") }

@@ -50,6 +50,9 @@ public enum MarkupShape: Sendable, Equatable {
     case textbox(box: ScriptBox, text: String, size: Double)
     /// A sticky note whose icon's top-left corner is at `at`; its text is the markup's contents.
     case note(at: ScriptPoint)
+    /// A closed outline through `points` (a star, a speech bubble): /Polygon with its /Vertices;
+    /// filled inside with `fill`, outlined unless the colour is nil.
+    case polygon(points: [ScriptPoint], fill: RGBColor?, width: Double)
 }
 
 /// One annotation to add to one page: what it draws and how it looks.
@@ -85,6 +88,7 @@ public struct Markup: Sendable, Equatable {
         case .line(_, _, let arrow, _): arrow ? "arrow" : "line"
         case .textbox: "textbox"
         case .note: "note"
+        case .polygon: "polygon"
         }
     }
 }

@@ -16,6 +16,7 @@ extension EditReader {
         "arrow": styleKeys + ["from", "to", "width"],
         "textbox": styleKeys + ["box", "text", "size"],
         "note": styleKeys + ["at"],
+        "polygon": styleKeys + ["points", "fill", "width"],
         "signature": ["page", "name", "box", "flatten", "author"],
         "erase": ["pages", "ids", "kind", "author", "region", "made_by_pdftrapper"],
         "change": ["page", "id", "box", "move", "rotate", "color", "width", "opacity", "text", "size", "copy"],
@@ -44,7 +45,7 @@ extension EditReader {
         let author = table.string("author")?.value
         let contents = table.string("contents")?.value
         let opacity = table.table["opacity"] == nil ? nil : table.fraction("opacity")
-        var color = table.table["color"] == nil ? nil : table.color("color", allowNone: op == "rect" || op == "oval")
+        var color = table.table["color"] == nil ? nil : table.color("color", allowNone: ["rect", "oval", "polygon"].contains(op))
         let shape: MarkupShape?
         var defaultColor: RGBColor? = .black
         var defaultOpacity = 1.0
@@ -87,6 +88,16 @@ extension EditReader {
             let size = table.table["size"] == nil ? 12 : table.number("size", in: 1...200, what: "a font size in points")
             guard let box, let text, let size else { return nil }
             shape = .textbox(box: box, text: text, size: size)
+        case "polygon":
+            let points = required("points", &table, place) { vertices(&$0) }
+            let fill = table.table["fill"] == nil ? .some(nil) : table.color("fill", allowNone: true)
+            let width = table.table["width"] == nil ? 2 : table.width("width")
+            guard let points, let fill, let width else { return nil }
+            if color == .some(nil), fill == nil {
+                log.add("\(place) draws nothing: color = \"none\" and no fill", at: table.table.location)
+                return nil
+            }
+            shape = .polygon(points: points, fill: fill, width: width)
         case "note":
             let at = required("at", &table, place) { $0.point("at", units: units) }
             if table.table["contents"] == nil { table.missing("contents", in: place) }
@@ -116,6 +127,31 @@ extension EditReader {
         case (nil, .some):
             return table.boundedText("text", max: Self.maxTextLength).map(TextArea.text)
         }
+    }
+
+    /// `points = [[x, y], …]` or `"x y x y …"`: three corners at least, at most 10,000.
+    private func vertices(_ table: inout TableReader) -> [ScriptPoint]? {
+        guard let node = table.node("points") else { return nil }
+        let name = table.qualified("points")
+        var points: [ScriptPoint] = []
+        switch node.value {
+        case .array(let items):
+            for (number, item) in items.enumerated() {
+                guard let point = table.pointValue(item, name: "\(name)[\(number + 1)]", units: units) else { return nil }
+                points.append(point)
+            }
+        case .string(let text):
+            guard let read = textPoints(text, name: name, at: node.location) else { return nil }
+            points = read
+        default:
+            table.complain("points", node, expected: "a list of [x, y] corners or a string \"x y x y …\"")
+            return nil
+        }
+        guard (3...10_000).contains(points.count) else {
+            log.add("\(name) must have from 3 to 10000 corners, not \(points.count)", at: node.location)
+            return nil
+        }
+        return points
     }
 
     private func presetValue(_ table: inout TableReader) -> (width: Double, color: RGBColor, opacity: Double)? {
@@ -274,7 +310,7 @@ public enum AnnotationKinds {
     public static let subtypes: KeyValuePairs<String, String> = [
         "highlight": "Highlight", "underline": "Underline", "strikeout": "StrikeOut", "squiggly": "Squiggly",
         "ink": "Ink", "rect": "Square", "oval": "Circle", "line": "Line", "arrow": "Line", "textbox": "FreeText",
-        "note": "Text", "signature": "Stamp", "stamp": "Stamp", "link": "Link",
+        "note": "Text", "polygon": "Polygon", "signature": "Stamp", "stamp": "Stamp", "link": "Link",
     ]
 
     public static var names: [String] { subtypes.map(\.key) }

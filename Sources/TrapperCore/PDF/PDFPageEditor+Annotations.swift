@@ -272,6 +272,8 @@ extension PDFPageEditor {
                 .map(points)
         case "Line":
             summary.strokes = read.numbers("L").map { [points($0)] }
+        case "Polygon":
+            summary.strokes = read.numbers("Vertices").map { [points($0)] }
         default: break
         }
         return summary
