@@ -12,6 +12,7 @@ import { signatureData, drawSignature } from './signatures.js';
 import { chose, keptToolColours, showSwatches } from './colors.js';
 import { HOLD_MS, recognize } from './shapes.js';
 import { NOTE_SIZE, boxOf, editBox } from './geometry.js';
+import { initRuler, layoutRuler, snapPoint, snapStart } from './ruler.js';
 import {
   initSelect, clearSelection, selectDown, selectMove, selectUp, restyle, drawChange, drawSelection, showBar, isDragged,
 } from './select.js';
@@ -102,6 +103,7 @@ export function initMarkup(theHost) {
 
   textInput.addEventListener('keydown', onTextKey);
   textInput.addEventListener('blur', () => commitText());
+  initRuler({ page: () => host.page(), pixelsPerPoint: cssPerPoint, toPagePoint });
   initSelect(host, { editText: openTextFor, pixelsPerPoint: cssPerPoint, redraw: render, drawEdit, currentTool: () => tool });
   setTool('');
 }
@@ -151,6 +153,7 @@ export function layoutCanvas({ stretch = false } = {}) {
   const dpr = Math.min(window.devicePixelRatio || 1, Math.sqrt(MAX_CANVAS_PIXELS / Math.max(1, w * h)));
   canvas.width = Math.max(1, Math.round(w * dpr));
   canvas.height = Math.max(1, Math.round(h * dpr));
+  layoutRuler();
   draw();
 }
 
@@ -208,11 +211,20 @@ const round = (v) => Math.round(v * 100) / 100;
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
 /** THE conversion: a pointer's client position → page points (as shown, y down), on the page. */
-export function toPagePoint(clientX, clientY) {
+export function toPagePoint(clientX, clientY, { clamp: onPage = true } = {}) {
   const page = host.page();
   const r = img.getBoundingClientRect();
   const x = (clientX - r.left) * page.width / img.clientWidth;
   const y = (clientY - r.top) * page.height / img.clientHeight;
+  if (!onPage) return [round(x), round(y)];
+  return [round(clamp(x, 0, page.width)), round(clamp(y, 0, page.height))];
+}
+
+/** A pointer's page point, carried onto the ruler's edge when the stroke follows it. */
+function strokePoint(g, clientX, clientY) {
+  const p = toPagePoint(clientX, clientY);
+  if (!g.edge) return p;
+  const page = host.page(), [x, y] = snapPoint(g.edge, p);
   return [round(clamp(x, 0, page.width)), round(clamp(y, 0, page.height))];
 }
 
@@ -288,6 +300,11 @@ function onPointerDown(event) {
   const p = toPagePoint(event.clientX, event.clientY);
   gesture = { tool, page: host.page().number, pointerId: event.pointerId, start: p, end: p, points: [p], pressures: [] };
   if (tool === 'lasso') selectDown(p, gesture.page);
+  // Begun just beside the ruler's edge: the stroke follows the edge.
+  if (INK_TOOLS.includes(tool)) {
+    gesture.edge = snapStart(p);
+    if (gesture.edge) gesture.start = gesture.end = gesture.points[0] = strokePoint(gesture, event.clientX, event.clientY);
+  }
   if (event.pointerType === 'pen') gesture.pressures.push(event.pressure);
   awaitHold(gesture);
   render();
@@ -298,7 +315,7 @@ function onPointerDown(event) {
  * drawn as (shapes.js), shown at once; moving on makes it a stroke again.
  */
 function awaitHold(g) {
-  if (!INK_TOOLS.includes(g.tool)) return;
+  if (!INK_TOOLS.includes(g.tool) || g.edge) return;
   clearTimeout(g.holdTimer);
   g.shape = null;
   g.holdTimer = setTimeout(() => {
@@ -321,7 +338,7 @@ function onPointerMove(event) {
   if (gesture.tool === 'lasso') { selectMove(toPagePoint(event.clientX, event.clientY)); render(); return; }
   const events = event.getCoalescedEvents ? event.getCoalescedEvents() : [];
   for (const e of events.length ? events : [event]) {
-    const p = toPagePoint(e.clientX, e.clientY);
+    const p = strokePoint(gesture, e.clientX, e.clientY);
     const last = gesture.points[gesture.points.length - 1];
     if (Math.hypot(p[0] - last[0], p[1] - last[1]) >= 0.5) gesture.points.push(p);
     // Moving on (more than a hand's tremor): the hold starts again.
@@ -335,7 +352,7 @@ function onPointerMove(event) {
 function onPointerUp(event) {
   if (!gesture || event.pointerId !== gesture.pointerId) return;
   const g = gesture;
-  g.end = toPagePoint(event.clientX, event.clientY);
+  g.end = strokePoint(g, event.clientX, event.clientY);
   gesture = null;
   clearTimeout(g.holdTimer);
   if (g.tool === 'lasso') selectUp(g.end); else finish(g);

@@ -135,3 +135,40 @@ export function mergeChanges(first, later) {
   if (turn) merged.rotate = Math.round(((turn + 540) % 360 - 180) * 10) / 10; else delete merged.rotate;
   return merged;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The ruler: a straight edge of `length` × `width` points about its centre `c`, turned `angle`
+// degrees clockwise (as shown, y down). Pen strokes begun beside one of its long edges follow it.
+
+const unit = (angle) => [Math.cos((angle * Math.PI) / 180), Math.sin((angle * Math.PI) / 180)];
+
+/** A point in the ruler's own terms: `along` its length from the centre, `across` it (+ is its lower edge at 0°). */
+export function rulerLocal(ruler, p) {
+  const [ux, uy] = unit(ruler.angle), d = [p[0] - ruler.c[0], p[1] - ruler.c[1]];
+  return { along: d[0] * ux + d[1] * uy, across: -d[0] * uy + d[1] * ux };
+}
+
+/** Which long edge (+1, -1) a point just outside it lies by, within `reach` points; 0 for neither. */
+export function rulerEdgeNear(ruler, p, reach) {
+  const { along, across } = rulerLocal(ruler, p);
+  if (Math.abs(along) > ruler.length / 2 + reach) return 0;
+  const beyond = Math.abs(across) - ruler.width / 2;
+  return beyond >= -1 && beyond <= reach ? Math.sign(across) || 1 : 0;
+}
+
+/** Is the point on the ruler itself? */
+export function onRuler(ruler, p) {
+  const { along, across } = rulerLocal(ruler, p);
+  return Math.abs(along) <= ruler.length / 2 && Math.abs(across) <= ruler.width / 2;
+}
+
+/** The point carried straight onto the ruler's `edge` (+1 or -1), where a pen drawing along it lands. */
+export function snapToRuler(ruler, edge, p) {
+  const [ux, uy] = unit(ruler.angle), { along } = rulerLocal(ruler, p), off = (edge * ruler.width) / 2;
+  return [round(ruler.c[0] + along * ux - off * uy), round(ruler.c[1] + along * uy + off * ux)];
+}
+
+/** The ruler's angle as shown on it: 0 to 179 degrees, a straight edge having no direction. */
+export function rulerDegrees(angle) {
+  return ((Math.round(angle) % 180) + 180) % 180;
+}

@@ -36,6 +36,7 @@ export function initPinch(theHost) {
 
 function onDown(event) {
   if (event.pointerType !== 'touch') return;
+  if (event.target.closest && event.target.closest('#ruler')) return;   // fingers on the ruler turn the ruler
   if (event.isPrimary) { touches.clear(); pinch = null; }   // a new touch: no finger of an old one is down
   touches.set(event.pointerId, [event.clientX, event.clientY]);
   if (touches.size < 2) return;

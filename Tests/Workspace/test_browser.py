@@ -879,6 +879,53 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.assertGreater(changed_pixels(before, after, (180, 440, 420, 610)), 100, "the bubble where it was drawn")
         self.click("tool-none")
 
+    def test_26_the_ruler_turns_moves_and_a_pen_beside_it_draws_straight_along_it(self):
+        import math
+        import pypdf
+        path = self.document("Ruler.pdf")
+        self.open("Ruler.pdf")
+        self.click("tool-ruler")
+        self.assertTrue(self.js("return !document.getElementById('ruler').hidden"))
+        self.assertEqual(self.js("return document.getElementById('ruler-angle').textContent"), "0°")
+        centre = lambda: self.js("const r = document.getElementById('ruler').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]")
+        knob = self.js("const r = document.getElementById('ruler-turn').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]")
+        cx, cy = centre()
+        mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
+        # Turned by its knob to 30° (clockwise on screen).
+        actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
+        actions.pointer_action.move_to_location(round(knob[0]), round(knob[1])).pointer_down()
+        for degrees in (10, 20, 30):
+            a = math.radians(degrees)
+            actions.pointer_action.move_to_location(round(cx + 150 * math.cos(a)), round(cy + 150 * math.sin(a)))
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        self.assertEqual(self.js("return document.getElementById('ruler-angle').textContent"), "30°")
+        # Moved by its body, 100 points up.
+        self.drag("Ruler.pdf", [(306, 396), (306, 350), (306, 296)])
+        k = self.js("return document.getElementById('page-image').clientWidth") / 612
+        self.assertAlmostEqual(centre()[1], cy - 100 * k, delta=2)
+        # A wobbly pen stroke begun 8 points below its lower edge lies on that edge.
+        self.click("tool-pen")
+        u, n = (math.cos(math.radians(30)), math.sin(math.radians(30))), (-math.sin(math.radians(30)), math.cos(math.radians(30)))
+        c = (306, 296)
+        points = [(c[0] + t * u[0] + (26 + w) * n[0], c[1] + t * u[1] + (26 + w) * n[1])
+                  for t, w in zip(range(-100, 101, 20), (0, 3, -3, 4, -2, 3, -4, 2, 0, 3, -1))]
+        self.drag("Ruler.pdf", points)
+        self.save("Ruler.pdf")
+        [ink] = [a.get_object() for a in pypdf.PdfReader(path).pages[0]["/Annots"] if a.get_object()["/Subtype"] == "/Ink"]
+        flat = [float(v) for v in ink["/InkList"][0]]
+        drawn = list(zip(flat[0::2], flat[1::2]))
+        (x0, y0), (x1, y1) = drawn[0], drawn[-1]
+        self.assertAlmostEqual(math.degrees(math.atan2(y1 - y0, x1 - x0)), -30, delta=0.5, msg="along the ruler (y up in the PDF)")
+        off = max(abs((x1 - x0) * (y0 - y) - (x0 - x) * (y1 - y0)) / math.hypot(x1 - x0, y1 - y0) for x, y in drawn)
+        self.assertLess(off, 0.6, f"every point on the edge: {drawn}")
+        # On the edge: 18 points (half the ruler's width) from its centre line.
+        mid = ((c[0] + 18 * n[0]), 792 - (c[1] + 18 * n[1]))
+        self.assertLess(abs((x1 - x0) * (y0 - mid[1]) - (x0 - mid[0]) * (y1 - y0)) / math.hypot(x1 - x0, y1 - y0), 1.5)
+        self.click("tool-ruler")
+        self.assertTrue(self.js("return document.getElementById('ruler').hidden"))
+        self.click("tool-none")
+
     def key(self, text):
         """A key pressed with nothing focused (a focused menu or field keeps keys to itself)."""
         self.js("document.activeElement && document.activeElement.blur()")

@@ -364,6 +364,31 @@ class PhoneTests(unittest.TestCase):
         after = render(path)
         self.assertGreater(changed_pixels(before, after, (195, 265, 305, 335)), 100, "the oval where it was moved")
 
+    def test_g_two_fingers_turn_the_ruler_and_draw_nothing(self):
+        import math
+        self.document("Rule.pdf")
+        self.open("Rule.pdf")
+        self.browser.find_element(By.ID, "tool-pen").click()
+        self.browser.find_element(By.ID, "tool-ruler").click()
+        left, top, right, bottom = self.rect("ruler")
+        cx, cy = (left + right) / 2, (top + bottom) / 2
+        if not (self.rect("page-area")[1] < cy < self.rect("page-area")[3]):
+            self.js("document.getElementById('ruler').scrollIntoView({block: 'center'})")
+            left, top, right, bottom = self.rect("ruler")
+            cx, cy = (left + right) / 2, (top + bottom) / 2
+        scrolled, zoom = self.scroll(), self.zoom()
+        # Both fingers on the ruler, 120 px apart; they turn a quarter of the way round its middle, 20°.
+        turn = [math.radians(d) for d in (0, 5, 10, 15, 20)]
+        first = [(cx - 60 * math.cos(a), cy - 60 * math.sin(a)) for a in turn]
+        second = [(cx + 60 * math.cos(a), cy + 60 * math.sin(a)) for a in turn]
+        self.two_fingers(first, second)
+        angle = int(self.js("return document.getElementById('ruler').dataset.angle"))
+        self.assertTrue(15 <= angle <= 25, f"the ruler turned {angle}°, not about 20°")
+        self.assertEqual(self.unsaved(), "0", "two fingers on the ruler drew something")
+        self.assertEqual(self.zoom(), zoom, "the fingers on the ruler zoomed the page")
+        self.browser.find_element(By.ID, "tool-ruler").click()
+        self.browser.find_element(By.ID, "tool-none").click()
+
     def test_z_screenshot(self):
         """The README's phone picture (only with PDFTRAPPER_SCREENSHOTS): a marked-up document in the phone layout."""
         folder = os.environ.get("PDFTRAPPER_SCREENSHOTS")
