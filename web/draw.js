@@ -35,6 +35,7 @@ const DEFAULTS = {
   signature: {},
   eraser: {},
   lasso: { width: 2, color: '#000000', opacity: 1 },   // applied to what is selected
+  loupe: { width: 2 },                                  // "width" is the magnification here
 };
 const settings = structuredClone(DEFAULTS);
 // Each tool's last colour, as this browser kept it (colors.js).
@@ -48,7 +49,7 @@ const TAP = 2;                 // a drag shorter than this (points) is a tap
 const NAMES = {
   ink: 'Ink', highlight: 'Highlight', underline: 'Underline', strikeout: 'Strikeout',
   rect: 'Rectangle', oval: 'Oval', line: 'Line', arrow: 'Arrow', textbox: 'Text box',
-  note: 'Note', signature: 'Signature', erase: 'Erase', change: 'Change', polygon: 'Shape',
+  note: 'Note', signature: 'Signature', erase: 'Erase', change: 'Change', polygon: 'Shape', loupe: 'Loupe',
 };
 
 let host = null;               // set by initMarkup
@@ -250,12 +251,12 @@ function boxAt(p, w, h) {
 
 function showSettings() {
   const s = settings[tool] || {};
-  const isSize = tool === 'textbox';
+  const isSize = tool === 'textbox', isZoom = tool === 'loupe';
   const width = $('width');
-  width.min = isSize ? 4 : 0.5;
-  width.max = isSize ? 72 : 48;
-  width.step = isSize ? 1 : 0.5;
-  $('width-name').textContent = isSize ? 'Size' : 'Width';
+  width.min = isSize ? 4 : isZoom ? 1.25 : 0.5;
+  width.max = isSize ? 72 : isZoom ? 8 : 48;
+  width.step = isSize ? 1 : isZoom ? 0.25 : 0.5;
+  $('width-name').textContent = isSize ? 'Size' : isZoom ? 'Zoom' : 'Width';
   setControl('width', s.width, 2);
   setControl('color', s.color, '#000000');
   setControl('opacity', s.opacity, 1);
@@ -386,6 +387,7 @@ function finish(g) {
     case 'textbox': case 'note': return openText(g);
     case 'signature': return addSignature(g);
     case 'eraser': return erase(g);
+    case 'loupe': return add(loupeEdit(g));
   }
 }
 
@@ -415,6 +417,12 @@ function addLine(g) {
   if (isTap(g)) return;
   const s = settings[g.tool];
   add({ op: g.tool, page: g.page, from: g.start, to: g.end, width: s.width, color: s.color });
+}
+
+/** A loupe centred where the drag began, as wide as the drag (a tap: 40 points round). */
+function loupeEdit(g) {
+  const radius = isTap(g) ? 40 : Math.max(10, round(Math.hypot(g.end[0] - g.start[0], g.end[1] - g.start[1])));
+  return { op: 'loupe', page: g.page, at: g.start, radius, zoom: settings.loupe.width };
 }
 
 function addSignature(g) {
@@ -621,6 +629,8 @@ function drawGesture(g) {
     drawEdit({ op: g.tool, from: g.start, to: g.end, width: s.width, color: s.color });
   } else if (g.tool === 'eraser') {
     drawEdit({ op: 'ink', strokes: [g.points], width: 6, color: '#e61919', opacity: 0.3 });
+  } else if (g.tool === 'loupe') {
+    drawEdit(loupeEdit(g));
   } else if (g.tool !== 'note') {
     outline(boxOf(g.start, g.end), '#2762c9');
   }
@@ -673,6 +683,7 @@ export function drawEdit(e) {
       ctx.closePath();
       ctx.stroke();
       break;
+    case 'loupe': drawLoupe(e); break;
     case 'textbox': drawTextbox(e); break;
     case 'note': drawNote(e.at); break;
     case 'signature': {
@@ -710,6 +721,21 @@ function drawTextbox(e) {
     ctx.fillText(line, x0 + 2, y); y += e.size * 1.2;
   }
   if (y > y1) outline(e.box, '#e61919');        // the server will refuse: the text does not fit
+}
+
+/** The page picture's pixels under the loupe, magnified inside its circle (as the server draws it in the PDF). */
+function drawLoupe({ at: [x, y], radius, zoom }) {
+  const page = host.page();
+  ctx.save();
+  ctx.beginPath(); ctx.arc(x, y, radius, 0, 2 * Math.PI); ctx.clip();
+  ctx.fillStyle = '#ffffff'; ctx.fillRect(x - radius, y - radius, 2 * radius, 2 * radius);
+  if (img.naturalWidth) {
+    const kx = img.naturalWidth / page.width, ky = img.naturalHeight / page.height, seen = radius / zoom;
+    ctx.drawImage(img, (x - seen) * kx, (y - seen) * ky, 2 * seen * kx, 2 * seen * ky, x - radius, y - radius, 2 * radius, 2 * radius);
+  }
+  ctx.restore();
+  ctx.strokeStyle = '#737a85'; ctx.lineWidth = 2;
+  ctx.beginPath(); ctx.arc(x, y, radius - 1, 0, 2 * Math.PI); ctx.stroke();
 }
 
 function drawNote([x, y]) {

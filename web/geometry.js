@@ -34,6 +34,7 @@ export function editBox(e) {
       return around(e.rects.flatMap((r) => [[r[0], r[1]], [r[2], r[3]]]));
     case 'line': case 'arrow': return around([e.from, e.to]);
     case 'polygon': return around(e.points);
+    case 'loupe': return [e.at[0] - e.radius, e.at[1] - e.radius, e.at[0] + e.radius, e.at[1] + e.radius];
     case 'note': return [e.at[0], e.at[1], e.at[0] + NOTE_SIZE, e.at[1] + NOTE_SIZE];
     default: return e.box;
   }
@@ -76,6 +77,10 @@ export function transformEdit(e, from, to) {
     case 'line': case 'arrow': return { ...e, from: p(e.from), to: p(e.to) };
     case 'note': return { ...e, at: p(e.at) };
     case 'polygon': return { ...e, points: e.points.map(p) };
+    case 'loupe': {
+      const [x0, , x1] = b(editBox(e));
+      return { ...e, at: p(e.at), radius: round((x1 - x0) / 2) };
+    }
     case 'change': return { ...e, box: b(e.box) };
     default: return e.box ? { ...e, box: b(e.box) } : e;
   }

@@ -22,7 +22,7 @@ struct WorkspaceSave {
 
     /// The ops a save may hold, and the browser's keys each takes besides `op` and `page`.
     static let markupOps: Set<String> = ["ink", "highlight", "underline", "strikeout", "rect", "oval", "line", "arrow",
-                                         "textbox", "note", "polygon", "signature", "erase", "change"]
+                                         "textbox", "note", "polygon", "signature", "erase", "change", "loupe"]
     static let pageOps: Set<String> = ["rotate", "delete", "move", "insert-blank"]
 
     /// The script for `edits` on the document `info` (whose path below the library is `relative`).
@@ -85,7 +85,7 @@ struct WorkspaceSave {
         case "line", "arrow":
             out["from"] = try point(edit["from"], "from")
             out["to"] = try point(edit["to"], "to")
-        case "note":
+        case "note", "loupe":
             out["at"] = try point(edit["at"], "at")
         case "polygon":
             guard let corners = edit["points"] else { throw refuse("points") }

@@ -926,6 +926,30 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.assertTrue(self.js("return document.getElementById('ruler').hidden"))
         self.click("tool-none")
 
+    def test_27_a_loupe_shows_the_page_under_it_magnified(self):
+        path = self.document("Loupe.pdf")
+        before = render(path)
+        self.open("Loupe.pdf")
+        self.click("tool-loupe")
+        self.assertEqual(self.js("return document.getElementById('width-name').textContent"), "Zoom")
+        _, words = self.client.json("GET", "/api/words?path=Loupe.pdf&page=1")
+        quick = [w["box"] for w in words["words"] if w["text"] == "quick"][0]
+        centre = ((quick[0] + quick[2]) / 2, (quick[1] + quick[3]) / 2)
+        self.drag("Loupe.pdf", [centre, (centre[0] + 30, centre[1]), (centre[0] + 50, centre[1])])
+        self.assertEqual(self.js("return document.getElementById('unsaved-count').title"), "Loupe on page 1")
+        self.save("Loupe.pdf")
+        [loupe] = self.annotations("Loupe.pdf")
+        self.assertEqual((loupe["kind"], loupe["contents"]), ("Stamp", "Loupe ×2"))
+        x0, y0, x1, y1 = loupe["rect"]
+        self.assertAlmostEqual(x1 - x0, 100, delta=1)
+        self.assertAlmostEqual((x0 + x1) / 2, centre[0], delta=1)
+        assert_readers_agree(path, 1)
+        after = render(path)
+        box = (round(centre[0] - 35), round(centre[1] - 35), round(centre[0] + 35), round(centre[1] + 35))
+        self.assertGreater(changed_pixels(before, after, box), 200, "the words under it, larger")
+        self.assertLess(changed_pixels(before, after, (0, 700, 612, 792)), 5, "nothing changed away from it")
+        self.click("tool-none")
+
     def key(self, text):
         """A key pressed with nothing focused (a focused menu or field keeps keys to itself)."""
         self.js("document.activeElement && document.activeElement.blur()")

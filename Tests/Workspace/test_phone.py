@@ -164,7 +164,7 @@ class PhoneTests(unittest.TestCase):
         self.open("Letters/A%20rather%20long%20name%20for%20a%20letter%20from%20the%20tax%20office.pdf")
         self.assertLessEqual(self.js("return document.documentElement.scrollWidth"), 390, "the document scrolls sideways")
         tools = self.browser.find_elements(By.CSS_SELECTOR, "#tools [data-tool]")
-        self.assertEqual(len(tools), 16)
+        self.assertEqual(len(tools), 17)
         self.assert_fingertip_sized("#toolbar button, #toolbar input, #page-nav button")
         # The strip is a row above the page, the history below it.
         strip, area, history = self.rect("strip"), self.rect("page-area"), self.rect("history")

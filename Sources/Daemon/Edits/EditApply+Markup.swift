@@ -146,13 +146,23 @@ extension EditApply {
                 if filter.madeByPDFTrapper, !annotation.madeByPDFTrapper { return false }
                 return true
             }
+        case .loupe(let placement):
+            let index = try pageIndex(placement.page, editor)
+            let draft = try AnnotationBuilder.loupe(placement, page: try editor.contentForm(ofPage: index),
+                                                    frame: try context.frame(editor, page: index), date: context.date)
+            try editor.annotate(index, [draft])
         case .change(let change):
             let index = try pageIndex(change.page, editor)
             let frame = try context.frame(editor, page: index)
             let id = change.copy ? AnnotationBuilder.newID() : change.id
+            // A loupe is drawn again where it goes, from the page's content.
+            let isLoupe = try editor.annotations(ofPage: index).contains {
+                $0.id == change.id && $0.subtype == "Stamp" && $0.contents?.hasPrefix(AnnotationBuilder.loupePrefix) == true
+            }
+            let loupePage = isLoupe ? try editor.contentForm(ofPage: index) : nil
             try editor.change(index, id: change.id, copy: change.copy) { source in
                 try AnnotationRewrite.rewrite(source.dictionary, change, frame: frame, date: context.date, id: id,
-                                              stamp: source.stamp, resolve: source.resolve)
+                                              stamp: source.stamp, loupePage: loupePage, resolve: source.resolve)
             }
         default:
             break

@@ -222,7 +222,7 @@ public enum EditApply {
             try markup.planExtract(into, pages: try editor.snapshot(indexes), selection: pages)
         case .undo, .redo:
             throw EditApplyError("undo and redo stand alone in a script")
-        case .markup, .signature, .erase, .change:
+        case .markup, .signature, .erase, .change, .loupe:
             try applyMarkup(operation, markup, &editor)
         case .reframe(let page, let corners):
             try reframe(page: page, corners: corners, markup, &editor)
@@ -256,6 +256,7 @@ extension EditOperation {
         case .signature: "signature"
         case .erase: "erase"
         case .change: "change"
+        case .loupe: "loupe"
         case .reframe: "reframe"
         case .undo: "undo"
         case .redo: "redo"

@@ -96,6 +96,51 @@ public enum AnnotationBuilder {
         return AnnotationDraft(dictionary: dictionary, appearance: form)
     }
 
+    /// A loupe: a stamp whose appearance draws `page` (the page's own content as a form, in user
+    /// space) `zoom` times larger about the centre, inside a circle of `radius` points, with a rim.
+    public static func loupe(_ placement: LoupePlacement, page: PDFStream, frame: PageFrame, date: Date = Date(),
+                             id: String = newID()) throws(MarkupError) -> AnnotationDraft {
+        let centre = frame.shown(placement.at)
+        try inside([Rect(centre, centre)], frame, what: "at")
+        return loupe(centre: centre, radius: placement.radius, zoom: placement.zoom, author: placement.author, page: page,
+                     frame: frame, date: date, id: id)
+    }
+
+    /// The loupe round `centre` (shown space).
+    static func loupe(centre: Point, radius: Double, zoom: Double, author: String?, page: PDFStream, frame: PageFrame,
+                      date: Date, id: String) -> AnnotationDraft {
+        let shownCircle = Rect(x0: centre.x - radius, y0: centre.y - radius, x1: centre.x + radius, y1: centre.y + radius)
+        let circle = frame.toUser(shownCircle)
+        let (cx, cy) = ((circle.x0 + circle.x1) / 2, (circle.y0 + circle.y1) / 2)
+        let rim = 2.0
+        var content = ContentStream()
+        content.raw("q")
+        content.ellipse(in: circle.insetBy(rim / 2))
+        content.raw("W n")
+        // Paper under the window; the page's content then starts from the default state, as on its page.
+        content.raw("q")
+        content.fill(RGBColor(1, 1, 1))
+        content.rect(circle)
+        content.raw("f")
+        content.raw("Q")
+        content.add([zoom, 0, 0, zoom, cx - zoom * cx, cy - zoom * cy], "cm")
+        content.raw("/PTPage Do")
+        content.raw("Q")
+        content.stroke(RGBColor(0.45, 0.48, 0.52))
+        content.add([rim], "w")
+        content.ellipse(in: circle.insetBy(rim / 2))
+        content.raw("S")
+        var dictionary = AnnotationCommon.dictionary(subtype: "Stamp", rect: circle, id: id, date: date, author: author,
+                                                     contents: loupePrefix + TableReader.format(zoom), color: nil, opacity: 1)
+        dictionary["Name"] = .name("Loupe")
+        let form = AppearanceForm(bbox: circle, matrix: [1, 0, 0, 1, 0, 0], content: content.bytes,
+                                  images: [FormImage(name: "PTPage", image: page, softMask: nil)])
+        return AnnotationDraft(dictionary: dictionary, appearance: form)
+    }
+
+    /// A loupe's /Contents begins so, its magnification after it.
+    public static let loupePrefix = "Loupe ×"
+
     // MARK: Each kind
 
     static let noteSize = 20.0

@@ -19,7 +19,8 @@ public enum AnnotationRewrite {
     /// dictionary to write (without /AP and /P, as a draft) and its new appearance. `id` is
     /// the /NM it gets: its own, or a new one for a copy.
     public static func rewrite(_ old: PDFDictionary, _ change: AnnotationChange, frame: PageFrame, date: Date, id: String,
-                               stamp: StampAppearance?, resolve: @escaping (PDFObject) throws -> PDFObject) throws -> AnnotationDraft {
+                               stamp: StampAppearance?, loupePage: PDFStream? = nil,
+                               resolve: @escaping (PDFObject) throws -> PDFObject) throws -> AnnotationDraft {
         let read = Reader(dictionary: old, resolve: resolve)
         let subtype = read.name("Subtype") ?? "?"
         guard let userRect = read.numbers("Rect").flatMap(Rect.init) else {
@@ -99,6 +100,12 @@ public enum AnnotationRewrite {
             default: .squiggly
             }
             draft = AnnotationBuilder.textMarkup(kind, rects, style, frame, id, date)
+        case "Stamp" where read.name("Name") == "Loupe" && loupePage != nil && change.rotate == nil:
+            // A loupe moved or resized shows the page where it now is: drawn again, not carried.
+            let zoom = read.text("Contents").flatMap { Double($0.dropFirst(AnnotationBuilder.loupePrefix.count)) } ?? 2
+            draft = AnnotationBuilder.loupe(centre: Point((after.x0 + after.x1) / 2, (after.y0 + after.y1) / 2),
+                                            radius: min(after.width, after.height) / 2, zoom: zoom, author: nil, page: loupePage!,
+                                            frame: frame, date: date, id: id)
         case "Stamp":
             if change.color != nil || change.width != nil || change.text != nil || change.size != nil {
                 throw MarkupError("a stamp or signature keeps its own colours and has no line width or text; "

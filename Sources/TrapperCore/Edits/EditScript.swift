@@ -121,6 +121,8 @@ public enum EditOperation: Sendable, Equatable {
     case markup(Markup)
     /// A saved signature from the signatures folder, as a stamp or drawn into the page.
     case signature(SignaturePlacement)
+    /// A magnifier over part of the page (a stamp whose appearance draws the page's content, larger).
+    case loupe(LoupePlacement)
     /// Removes annotations; form fields' widgets are never removed.
     case erase(AnnotationFilter)
     /// Rewrites one annotation in place (moved, resized, turned, recoloured, new text).

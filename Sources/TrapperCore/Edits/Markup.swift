@@ -93,6 +93,21 @@ public struct Markup: Sendable, Equatable {
     }
 }
 
+/// A loupe, as Notes has it: a round window at `at` showing the page under it `zoom` times larger.
+public struct LoupePlacement: Sendable, Equatable {
+    public var page: Int
+    /// Its centre, in the script's units and origin.
+    public var at: ScriptPoint
+    /// In points.
+    public var radius: Double
+    public var zoom: Double
+    public var author: String?
+
+    public init(page: Int, at: ScriptPoint, radius: Double = 40, zoom: Double = 2, author: String? = nil) {
+        (self.page, self.at, self.radius, self.zoom, self.author) = (page, at, radius, zoom, author)
+    }
+}
+
 /// A saved signature placed on a page: fitted into `box` keeping its aspect ratio, centred.
 public struct SignaturePlacement: Sendable, Equatable {
     public var page: Int

@@ -19,6 +19,7 @@ extension EditReader {
         "polygon": styleKeys + ["points", "fill", "width"],
         "signature": ["page", "name", "box", "flatten", "author"],
         "erase": ["pages", "ids", "kind", "author", "region", "made_by_pdftrapper"],
+        "loupe": ["page", "at", "radius", "zoom", "author"],
         "change": ["page", "id", "box", "move", "rotate", "color", "width", "opacity", "text", "size", "copy"],
     ]
 
@@ -39,6 +40,7 @@ extension EditReader {
         case "signature": return signature(&table, place: place)
         case "erase": return erase(&table, place: place)
         case "change": return change(&table, place: place)
+        case "loupe": return loupe(&table, place: place)
         default: break
         }
         let page = required("page", &table, place) { $0.integer("page", in: 1...PageSelection.maxPage, what: "a page number") }
@@ -240,6 +242,16 @@ extension EditReader {
         let author = table.string("author")?.value
         guard let page, let name, let box else { return nil }
         return .signature(SignaturePlacement(page: page, name: name, box: box, flatten: flatten, author: author))
+    }
+
+    private func loupe(_ table: inout TableReader, place: String) -> EditOperation? {
+        let page = required("page", &table, place) { $0.integer("page", in: 1...PageSelection.maxPage, what: "a page number") }
+        let at = required("at", &table, place) { $0.point("at", units: units) }
+        let radius = table.table["radius"] == nil ? 40 : table.number("radius", in: 5...500, what: "a radius in points")
+        let zoom = table.table["zoom"] == nil ? 2 : table.number("zoom", in: 1.25...8, what: "a magnification")
+        let author = table.string("author")?.value
+        guard let page, let at, let radius, let zoom else { return nil }
+        return .loupe(LoupePlacement(page: page, at: at, radius: radius, zoom: zoom, author: author))
     }
 
     private func change(_ table: inout TableReader, place: String) -> EditOperation? {

@@ -145,6 +145,33 @@ extension PDFPageEditor {
         return removed
     }
 
+    /// The page at `index` as it is in the file, as a form XObject: its content streams, decoded
+    /// and joined, over its media box, with its resources. What a loupe magnifies.
+    public func contentForm(ofPage index: Int) throws -> PDFStream {
+        let page = try located(index, .annotate)
+        return try Self.wrapping(.annotate, page: index) {
+            let reader = tree.reader
+            var streams: [PDFObject] = []
+            switch tree.pages[page].dictionary["Contents"] {
+            case nil: break
+            case .reference(let reference)?:
+                if case .array(let items) = try reader.resolve(.reference(reference)) { streams = items } else { streams = [.reference(reference)] }
+            case .array(let items)?: streams = items
+            case let other?: streams = [other]
+            }
+            var data: [UInt8] = []
+            for item in streams {
+                guard let stream = try reader.resolve(item).streamValue else { continue }
+                data += try reader.decoder.decode(stream.data, dictionary: stream.dictionary)
+                data.append(0x0A)
+            }
+            var dictionary: PDFDictionary = [.type: .name("XObject"), "Subtype": .name("Form"), "FormType": 1,
+                                             "BBox": .array(try mediaBox(ofPage: index).map(PDFPageTree.number))]
+            if let resources = tree.effective("Resources", of: page) { dictionary["Resources"] = resources }
+            return PDFStream(dictionary: dictionary, data: data)
+        }
+    }
+
     /// What `change` hands its rewrite: the annotation's dictionary as it stands (this revision's
     /// rewrite of it, if any), how to resolve its values, and its stored appearance for a stamp.
     public struct ChangeSource {
