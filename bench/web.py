@@ -21,7 +21,8 @@ difference within one run. Usage: bench/web.py PATH/TO/pdftrapper [--rounds N] [
    (60 pointer moves): the time each animation frame's drawing takes (p50, p95, max); then Save,
    to the page shown again at the new revision. Goals: at most 16 ms a frame, saved within 300 ms.
    Zoom to 400 % on pages of the 5,000-page document: from the menu's change to the sharper
-   picture on screen, p50 and max. Goal: within 300 ms. `--only-markup` runs this alone.
+   picture of the part on screen (rendered first, alone), and to the whole page sharp; p50 and
+   max. Goal: the part on screen within 300 ms. `--only-markup` runs this alone.
 """
 import http.client, os, resource, socket, statistics, subprocess, sys, tempfile, threading, time
 
@@ -330,27 +331,33 @@ def markup_and_zoom(client, daemon, rounds):
 
         browser.get(daemon.base + "/#/doc/Big.pdf")
         daemon.wait_for(ready, what="the 5,000-page document")
-        times = []
+        times, wholes = [], []
         for index in range(rounds):
             page = 17 + index * 241
+            # Back to the fit before the next page, so that page is never asked for at 400 % beforehand.
+            js("const menu = document.getElementById('zoom'); menu.value = 'fit'; menu.dispatchEvent(new Event('change'))")
+            daemon.wait_for(ready, what="fit")
             js(f"location.hash = '#/doc/Big.pdf?page={page}'")
             daemon.wait_for(lambda: js("return document.getElementById('page-number').textContent").startswith(f"{page} /") and ready(),
                             what=f"page {page}")
-            js("const menu = document.getElementById('zoom'); menu.value = 'fit'; menu.dispatchEvent(new Event('change'))")
-            daemon.wait_for(ready, what="fit")
             elapsed = browser.execute_async_script("""
                 const done = arguments[arguments.length - 1];
-                const img = document.getElementById('page-image'), menu = document.getElementById('zoom');
+                const img = document.getElementById('page-image'), tile = document.getElementById('page-tile');
+                const menu = document.getElementById('zoom');
                 const start = performance.now();
+                let sharp = null;
                 const look = () => {
-                    if (document.body.dataset.state === 'ready' && img.complete && img.naturalWidth >= 1600) done(performance.now() - start);
+                    const whole = document.body.dataset.state === 'ready' && img.complete && img.naturalWidth >= 1600;
+                    if (sharp === null && (whole || (!tile.hidden && tile.complete && tile.naturalWidth > 0))) sharp = performance.now() - start;
+                    if (whole) done([sharp, performance.now() - start]);
                     else setTimeout(look, 1);
                 };
                 menu.value = '4'; menu.dispatchEvent(new Event('change'));
                 look();""")
-            times.append(elapsed)
-        print(f"   zoom to 400 %, the sharper picture shown: p50 {p50(times):.0f} ms, max {max(times):.0f} ms (goal <= 300); "
-              f"each: {', '.join(f'{t:.0f}' for t in times)}")
+            times.append(elapsed[0])
+            wholes.append(elapsed[1])
+        print(f"   zoom to 400 %, the sharper picture of the part on screen: p50 {p50(times):.0f} ms, max {max(times):.0f} ms "
+              f"(goal <= 300); the whole page sharp: p50 {p50(wholes):.0f} ms, max {max(wholes):.0f} ms")
     finally:
         browser.quit()
 

@@ -222,8 +222,41 @@ export function layoutPage({ preview = false } = {}) {
   if (img.getAttribute('src') !== url) {
     setState('loading');
     expectedSrc = url;
-    img.src = url;
+    $('page-tile').hidden = true;
+    if (pixels > TILE_ABOVE) sharpOnScreenFirst(url, pixels); else img.src = url;
   }
+}
+
+/** Past this many pixels across, the page's part on screen is asked for first, the whole page after it. */
+const TILE_ABOVE = 2000;
+
+/**
+ * A page zoomed far takes a while to render whole (a 400 % letter page is 3,250 × 4,200 pixels):
+ * the part on screen is rendered first at the same size (`region`), shown over the stretched
+ * picture, and the whole page asked for once it has come. Measured after the zoom's scroll has
+ * settled (the next frame), and widened to a grid so that nearby views share the server's cache.
+ */
+function sharpOnScreenFirst(url, pixels) {
+  requestAnimationFrame(() => {
+    if (expectedSrc !== url) return;
+    const img = $('page-image'), tile = $('page-tile');
+    const page = img.getBoundingClientRect(), area = $('page-area').getBoundingClientRect();
+    const grid = 32, snap = (v, up) => clamp((up ? Math.ceil(v * grid) : Math.floor(v * grid)) / grid, 0, 1);
+    const x0 = snap((Math.max(area.left, page.left) - page.left) / page.width, false);
+    const y0 = snap((Math.max(area.top, page.top) - page.top) / page.height, false);
+    const x1 = snap((Math.min(area.right, page.right) - page.left) / page.width, true);
+    const y1 = snap((Math.min(area.bottom, page.bottom) - page.top) / page.height, true);
+    const whole = () => { if (expectedSrc === url) img.src = url; };
+    if (x1 <= x0 || y1 <= y0) { whole(); return; }
+    tile.onload = () => {
+      if (expectedSrc !== url) return;
+      Object.assign(tile.style, { left: `${x0 * 100}%`, top: `${y0 * 100}%`, width: `${(x1 - x0) * 100}%`, height: `${(y1 - y0) * 100}%` });
+      tile.hidden = false;
+      whole();
+    };
+    tile.onerror = whole;
+    tile.src = `${url}&region=${[x0, y0, x1, y1].join(',')}`;
+  });
 }
 
 /** The page's zoom (1 = fitted, as pinch.js asks), shown to tests as body[data-zoom]. */
@@ -245,6 +278,7 @@ export function keepPageNavInView() {
 
 export function onPageImageLoad() {
   if ($('page-image').getAttribute('src') !== expectedSrc) return;   // an older page's answer
+  $('page-tile').hidden = true;   // the whole page is as sharp as the part shown first
   layoutCanvas();
   setReady();
 }

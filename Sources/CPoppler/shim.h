@@ -13,7 +13,7 @@
     X(g_object_unref) X(g_error_free) X(g_free) X(g_list_free_full) \
     X(cairo_image_surface_create) X(cairo_image_surface_get_data) X(cairo_image_surface_get_stride) \
     X(cairo_surface_flush) X(cairo_surface_status) X(cairo_surface_destroy) X(cairo_create) X(cairo_destroy) \
-    X(cairo_set_source_rgb) X(cairo_paint) X(cairo_scale)
+    X(cairo_set_source_rgb) X(cairo_paint) X(cairo_scale) X(cairo_translate)
 
 struct trapper_poppler { TRAPPER_POPPLER_FUNCTIONS(TRAPPER_FIELD) };
 

@@ -95,9 +95,11 @@ public final class PDFPageRenderer {
         return words
     }
 
-    /// The page `pixels` wide (the workspace's page images and thumbnails).
-    public func render(page index: Int, width pixels: Int, color: Bool = true) throws(Failure) -> Rendered {
-        try render(page: index, color: color) { width, _ in Double(pixels) / max(width, 1) }
+    /// The page `pixels` wide (the workspace's page images and thumbnails); with `region` (x0, y0,
+    /// x1, y1 as fractions of the page as shown, y down), only that part of it, at the same scale:
+    /// the part of a zoomed page on screen, sharp long before the whole page would be.
+    public func render(page index: Int, width pixels: Int, region: Rect? = nil, color: Bool = true) throws(Failure) -> Rendered {
+        try render(page: index, color: color, region: region) { width, _ in Double(pixels) / max(width, 1) }
     }
 
     /// The page at `dpi`: 8-bit grey (what OCR and the separator sheets read), or RGB with `color`
@@ -112,7 +114,7 @@ public final class PDFPageRenderer {
     }
 
     /// `scale` gives pixels per point from the page's size in points.
-    private func render(page index: Int, color: Bool, scale: (Double, Double) -> Double) throws(Failure) -> Rendered {
+    private func render(page index: Int, color: Bool, region: Rect? = nil, scale: (Double, Double) -> Double) throws(Failure) -> Rendered {
         guard let page = poppler.poppler_document_get_page(document, Int32(index)) else { throw .noSuchPage(index) }
         defer { poppler.g_object_unref(UnsafeMutableRawPointer(page)) }
         var width = 0.0, height = 0.0
@@ -120,7 +122,13 @@ public final class PDFPageRenderer {
         let scale = scale(width, height)
         let dpi = Int((scale * 72).rounded())
         // Whole pixels, rounded up; the small nudge keeps 300 pt × 0.4 at 120, not 121.
-        let (pixelWidth, pixelHeight) = (Int((width * scale - 1e-9).rounded(.up)), Int((height * scale - 1e-9).rounded(.up)))
+        let (fullWidth, fullHeight) = (Int((width * scale - 1e-9).rounded(.up)), Int((height * scale - 1e-9).rounded(.up)))
+        // The region's pixels: its edges rounded outwards to whole pixels of the whole page.
+        let left = region.map { Int((Double(fullWidth) * $0.x0).rounded(.down)) } ?? 0
+        let top = region.map { Int((Double(fullHeight) * $0.y0).rounded(.down)) } ?? 0
+        let right = region.map { min(fullWidth, Int((Double(fullWidth) * $0.x1).rounded(.up))) } ?? fullWidth
+        let bottom = region.map { min(fullHeight, Int((Double(fullHeight) * $0.y1).rounded(.up))) } ?? fullHeight
+        let (pixelWidth, pixelHeight) = (right - left, bottom - top)
         guard pixelWidth > 0, pixelHeight > 0, pixelWidth * pixelHeight <= 400_000_000 else {
             throw .render("a page of \(width) × \(height) pt at \(dpi) dpi is too large to render")
         }
@@ -131,6 +139,7 @@ public final class PDFPageRenderer {
         let cairo = poppler.cairo_create(surface)
         poppler.cairo_set_source_rgb(cairo, 1, 1, 1)
         poppler.cairo_paint(cairo)
+        poppler.cairo_translate(cairo, Double(-left), Double(-top))
         poppler.cairo_scale(cairo, scale, scale)
         poppler.poppler_page_render(page, cairo)
         poppler.cairo_destroy(cairo)

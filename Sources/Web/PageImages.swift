@@ -27,12 +27,14 @@ final class PageImages: @unchecked Sendable {
     init(scratch: String) { self.scratch = scratch }
 
     /// Page `index` (0-based) of `document` (the file as it is) as it was at `end`, `width` pixels wide, as a PNG.
-    func png(_ document: DocumentInfo, end: Int, page index: Int, width: Int) throws -> [UInt8] {
-        let key = "\(document.path)\u{0}\(document.identity)\u{0}\(end)\u{0}\(index)\u{0}\(width)"
+    /// With `region` (fractions of the page as shown), only that part of the page at that width.
+    func png(_ document: DocumentInfo, end: Int, page index: Int, width: Int, region: Rect? = nil) throws -> [UInt8] {
+        let part = region.map { "\u{0}\($0.numbers)" } ?? ""
+        let key = "\(document.path)\u{0}\(document.identity)\u{0}\(end)\u{0}\(index)\u{0}\(width)" + part
         return try pictures.value(key) {
             let open = try self.open(document, end: end)
             return try open.lock.withLock {
-                let rendered = try open.renderer.render(page: index, width: width)
+                let rendered = try open.renderer.render(page: index, width: width, region: region)
                 return try PNGWriter.encode(width: rendered.raster.width, height: rendered.raster.height, bitDepth: 8, channels: 3,
                                             samples: rendered.raster.samples, dpi: Double(rendered.dpi), flate: ZlibFlate())
             }

@@ -272,9 +272,19 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
 
     private func page(_ request: HTTPRequest) -> HTTPResponse {
         guard let (relative, path) = resolved(request) else { return HTTPResponse(status: 404) }
+        // region=x0,y0,x1,y1: only that part of the page (fractions of it as shown, y down), at
+        // `width` for the whole page; what a zoomed page shows first, the whole page following.
+        let region = request.query("region").map { $0.split(separator: ",").compactMap { Double($0) } }
+        if let region {
+            guard region.count == 4, region.allSatisfy({ (0...1).contains($0) }), region[0] < region[2], region[1] < region[3] else {
+                return WebJSON.error(400, "region= is x0,y0,x1,y1, fractions of the page from 0 to 1, x0 < x1 and y0 < y1")
+            }
+        }
+        let part = region.flatMap { Rect($0) }
+        let widest = part == nil ? 4000 : 12000
         guard let number = request.query("page").flatMap(Int.init), number >= 1,
-              let width = request.query("width").flatMap(Int.init), (16...4000).contains(width) else {
-            return WebJSON.error(400, "page= (from 1) and width= (16 to 4000 pixels) are needed")
+              let width = request.query("width").flatMap(Int.init), (16...widest).contains(width) else {
+            return WebJSON.error(400, "page= (from 1) and width= (16 to 4000 pixels; 12000 for a region) are needed")
         }
         do {
             let current = try documents.info(path)
@@ -284,13 +294,14 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
             guard number <= info.pages.count else { return HTTPResponse(status: 404) }
             // A picture needs width × its height × 4 bytes at once; a page shaped like a ribbon is refused.
             let shown = info.pages[number - 1].shown
-            guard Double(width) * Double(width) * shown.height / max(shown.width, 1) <= 25_000_000 else {
+            let share = part.map { $0.width * $0.height } ?? 1
+            guard Double(width) * Double(width) * shown.height / max(shown.width, 1) * share <= 25_000_000 else {
                 return WebJSON.error(422, "\(relative): page \(number) is too tall to show \(width) pixels wide")
             }
             let state = FileDigest.sha256(Array(current.identity.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
-            let tag = "\"\(end)-\(number)-\(width)-\(state)\""
+            let tag = "\"\(end)-\(number)-\(width)-\(state)" + (part.map { "-" + $0.numbers.map { String($0) }.joined(separator: ",") } ?? "") + "\""
             if request.header("If-None-Match") == tag { return HTTPResponse(status: 304, headers: [("ETag", tag)]) }
-            let picture = try pages.png(current, end: end, page: number - 1, width: width)
+            let picture = try pages.png(current, end: end, page: number - 1, width: width, region: part)
             return HTTPResponse(status: 200, headers: [("Content-Type", "image/png"), ("ETag", tag), ("Cache-Control", "no-cache")],
                                 body: .bytes(picture))
         } catch {

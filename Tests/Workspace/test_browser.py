@@ -655,6 +655,19 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         width = lambda: self.js("return document.getElementById('page-image').getBoundingClientRect().width")
         # The menu: 200 % of the actual size is the page's 612 points at 96 px an inch, twice.
         from selenium.webdriver.support.ui import Select
+        # Zoomed far (300 %: 2,450 pixels across), the part on screen comes first, as sharp as the
+        # whole page asked for once it has come.
+        self.js("performance.clearResourceTimings()")
+        Select(self.browser.find_element(By.ID, "zoom")).select_by_value("3")
+        self.wait_ready()
+        asked = self.js("""return performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/page?'))
+                           .map((e) => [e.name, e.startTime, e.responseEnd])""")
+        part = [a for a in asked if "region=" in a[0]]
+        whole = [a for a in asked if "region=" not in a[0] and "width=2450" in a[0]]
+        self.assertEqual((len(part), len(whole)), (1, 1), asked)
+        self.assertIn("width=2450", part[0][0])
+        self.assertLessEqual(part[0][2], whole[0][1] + 1, "the whole page was asked for once the part on screen had come")
+        self.assertTrue(self.js("return document.getElementById('page-tile').hidden"), "the part goes once the whole page is there")
         Select(self.browser.find_element(By.ID, "zoom")).select_by_value("2")
         self.wait_ready()
         self.assertAlmostEqual(width(), 612 * 96 / 72 * 2, delta=2)
