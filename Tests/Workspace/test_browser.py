@@ -816,6 +816,9 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         field.send_keys("Second words, and more of them")
         self.js("document.getElementById('text-input').dispatchEvent(new KeyboardEvent('keydown', "
                 "{key: 'Enter', ctrlKey: true, bubbles: true}))")
+        # Its size and colour from the controls, still selected: one change of the text box.
+        self.js("const w = document.getElementById('width'); w.value = 16; w.dispatchEvent(new Event('input')); w.dispatchEvent(new Event('change'));")
+        self.browser.find_element(By.CSS_SELECTOR, '#swatches .swatch.palette[data-color="#1a3a9e"]').click()
         self.assertEqual(len(labels().split("\n")), 4, labels())
         self.save("Select.pdf")
 
@@ -831,6 +834,9 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.assertAlmostEqual(sx1 - sx0, old[3] - old[1], delta=1.5, msg="turned a quarter: its width is the old height")
         self.assertAlmostEqual(sy1 - sy0, old[2] - old[0], delta=1.5)
         self.assertEqual(by_id[ids["FreeText4"]]["contents"], "Second words, and more of them")
+        import pypdf
+        [text_box] = [a.get_object() for a in pypdf.PdfReader(path).pages[0]["/Annots"] if a.get_object()["/Subtype"] == "/FreeText"]
+        self.assertRegex(str(text_box["/DA"]), r"/Helv 16 Tf 0\.10\d* 0\.22\d* 0\.6\d* rg", "its size and colour")
         assert_readers_agree(path, 1)
         after = render(path)
         self.assertGreater(changed_pixels(before, after, (95, 95, 205, 165)), 300, "the rectangle left its old place")

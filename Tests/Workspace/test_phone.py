@@ -396,6 +396,39 @@ class PhoneTests(unittest.TestCase):
         self.browser.find_element(By.ID, "tool-ruler").click()
         self.browser.find_element(By.ID, "tool-none").click()
 
+    def test_h_a_finger_holds_a_star_and_taps_a_loupe(self):
+        import math
+        path = self.document("Star.pdf")
+        self.open("Star.pdf")
+        self.browser.find_element(By.ID, "tool-pen").click()
+        # A pentagram drawn with a finger and held still at its end becomes a star.
+        tips = [(300 + 80 * math.cos(-math.pi / 2 + k * 4 * math.pi / 5), 250 + 80 * math.sin(-math.pi / 2 + k * 4 * math.pi / 5)) for k in range(6)]
+        points = [self.viewport((a[0] + (b[0] - a[0]) * i / 6, a[1] + (b[1] - a[1]) * i / 6)) for a, b in zip(tips, tips[1:]) for i in range(6)]
+        points.append(self.viewport(tips[-1]))
+        for xy in points:
+            self.assert_in_view(xy)
+        finger = PointerInput(interaction.POINTER_TOUCH, "touch")
+        actions = ActionBuilder(self.browser, mouse=finger, duration=10)
+        actions.pointer_action.move_to_location(*points[0]).pointer_down()
+        for xy in points[1:]:
+            actions.pointer_action.move_to_location(*xy)
+        actions.pointer_action.pause(1.0)
+        actions.pointer_action.pointer_up()
+        actions.perform()
+        self.assertEqual(self.js("return document.getElementById('unsaved-count').title"), "Star on page 1")
+        # A tap with the loupe places one, 40 points round.
+        self.browser.find_element(By.ID, "tool-loupe").click()
+        self.stroke(interaction.POINTER_TOUCH, [self.viewport((150, 120))])
+        self.assertEqual(self.unsaved(), "2")
+        self.save("Star.pdf")
+        kinds = sorted((a["kind"], a.get("contents", "")) for a in self.daemon.annotations("Star.pdf"))
+        self.assertEqual(kinds, [("Polygon", ""), ("Stamp", "Loupe ×2")])
+        loupe = [a for a in self.daemon.annotations("Star.pdf") if a["kind"] == "Stamp"][0]
+        x0, y0, x1, y1 = loupe["rect"]
+        self.assertAlmostEqual((x0 + x1) / 2, 150, delta=3)
+        self.assertAlmostEqual(x1 - x0, 80, delta=1)
+        self.browser.find_element(By.ID, "tool-none").click()
+
     def test_z_screenshot(self):
         """The README's phone picture (only with PDFTRAPPER_SCREENSHOTS): a marked-up document in the phone layout."""
         folder = os.environ.get("PDFTRAPPER_SCREENSHOTS")
