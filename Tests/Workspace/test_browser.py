@@ -987,7 +987,8 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         edits = [{"op": "highlight", "page": 1, "rects": [[total[0][0], total[0][1], total[-1][2], total[-1][3]]]},
                  {"op": "ink", "page": 1, "strokes": [[[70, 200], [160, 215], [250, 205], [330, 220]]], "width": 2, "color": "#1a3a9e"},
                  {"op": "signature", "page": 1, "name": "jane", "box": [380, 300, 540, 360]},
-                 {"op": "note", "page": 1, "at": [470, 60], "contents": "Paid on the 3rd"}]
+                 {"op": "note", "page": 1, "at": [470, 60], "contents": "Paid on the 3rd"},
+                 {"op": "loupe", "page": 1, "at": [total[0][0] - 20, total[0][3] + 40], "radius": 38, "zoom": 2}]
         status, answer = self.client.json("POST", "/api/save", {"path": "Letters/2026-12 Invoice.pdf",
                                                                  "base_end": os.path.getsize(path), "edits": edits})
         self.assertEqual(status, 200, answer)
