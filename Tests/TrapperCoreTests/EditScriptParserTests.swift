@@ -349,10 +349,10 @@ import Testing
             #"edits/x.toml:8:10: edit[1].pages: the range 3-1 runs backwards (write 1-3)"#,
             #"edits/x.toml:9:11: edit[1].degrees must be a non-zero multiple of 90 from -270 to 270, not the integer 45"#,
             #"edits/x.toml:10:1: unknown key "angle" in [edit[1]] (rotate takes pages, degrees)"#,
-            #"edits/x.toml:13:6: edit[2].op: unknown op "rotat" (did you mean "rotate"?); the ops are rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, reframe, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, polygon, signature, erase, change"#,
+            #"edits/x.toml:13:6: edit[2].op: unknown op "rotat" (did you mean "rotate"?); the ops are rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, reframe, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, polygon, signature, erase, loupe, change"#,
             #"edits/x.toml:15:1: edit[3] (ink) is missing the required key "page""#,
             #"edits/x.toml:15:1: edit[3] (ink) is missing the required key "strokes""#,
-            #"edits/x.toml:18:1: edit[4] is missing the required key "op" (one of rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, reframe, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, polygon, signature, erase, change)"#,
+            #"edits/x.toml:18:1: edit[4] is missing the required key "op" (one of rotate, delete, move, insert-blank, duplicate, extract, crop, metadata, bookmark, reframe, undo, redo, highlight, underline, strikeout, squiggly, ink, rect, oval, line, arrow, textbox, note, polygon, signature, erase, loupe, change)"#,
         ])
     }
 

@@ -93,18 +93,24 @@ class BrowserTests(unittest.TestCase):
         left, top, width, height = self.page_box()
         return (round(left + point[0] * width / page["width"]), round(top + point[1] * height / page["height"]))
 
-    def drag(self, name, points):
+    def drag(self, name, points, hold=0):
         mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
         actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
         first = self.viewport(name, points[0])
         actions.pointer_action.move_to_location(*first).pointer_down()
         for point in points[1:]:
             actions.pointer_action.move_to_location(*self.viewport(name, point))
+        if hold:
+            actions.pointer_action.pause(hold)
         actions.pointer_action.pointer_up()
         actions.perform()
 
     def tap(self, name, point):
         self.drag(name, [point])
+
+    def held_stroke(self, name, points):
+        """A mouse stroke through the points, held still at its end for a second before it is let go."""
+        self.drag(name, points, hold=1.0)
 
     def marked_pixels(self):
         """Pixels of the shown page image, in the region 100..300 x 100..104 pt, that are not paper-white."""
@@ -746,14 +752,7 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         corners = [(150, 450), (350, 452), (348, 600), (152, 598), (153, 455)]
         points = [(a[0] + (b[0] - a[0]) * i / 8, a[1] + (b[1] - a[1]) * i / 8)
                   for a, b in zip(corners, corners[1:]) for i in range(8)] + [corners[-1]]
-        mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
-        actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
-        actions.pointer_action.move_to_location(*self.viewport("Shapes.pdf", points[0])).pointer_down()
-        for point in points[1:]:
-            actions.pointer_action.move_to_location(*self.viewport("Shapes.pdf", point))
-        actions.pointer_action.pause(1.0)   # held still: the stroke becomes the shape it was drawn as
-        actions.pointer_action.pointer_up()
-        actions.perform()
+        self.held_stroke("Shapes.pdf", points)   # held still: the stroke becomes the shape it was drawn as
         labels = lambda: self.js("return document.getElementById('unsaved-count').title")
         self.assertEqual(labels(), "Rectangle on page 1")
         self.key(Keys.CONTROL + "z")
@@ -849,17 +848,6 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         self.click("undo")
         self.daemon.wait_for(lambda: pathlib.Path(path).read_bytes() == before_bytes, what="undo to the bytes before the save")
         self.click("tool-none")
-
-    def held_stroke(self, name, points):
-        """A mouse stroke through the points, held still at its end for a second before it is let go."""
-        mouse = PointerInput(interaction.POINTER_MOUSE, "mouse")
-        actions = ActionBuilder(self.browser, mouse=mouse, duration=10)
-        actions.pointer_action.move_to_location(*self.viewport(name, points[0])).pointer_down()
-        for point in points[1:]:
-            actions.pointer_action.move_to_location(*self.viewport(name, point))
-        actions.pointer_action.pause(1.0)
-        actions.pointer_action.pointer_up()
-        actions.perform()
 
     def test_25_held_strokes_become_an_arrow_a_star_and_a_speech_bubble(self):
         import math

@@ -66,14 +66,8 @@ extension EditReader {
             shape = .ink(strokes: strokes, width: width)
         case "rect", "oval":
             let box = required("box", &table, place) { $0.box("box", units: units) }
-            let fill = table.table["fill"] == nil ? .some(nil) : table.color("fill", allowNone: true)
-            let width = table.table["width"] == nil ? 2 : table.width("width")
-            guard let box, let fill, let width else { return nil }
-            if color == .some(nil), fill == nil {
-                log.add("\(place) draws nothing: color = \"none\" and no fill", at: table.table.location)
-                return nil
-            }
-            shape = op == "rect" ? .rect(box: box, fill: fill, width: width) : .oval(box: box, fill: fill, width: width)
+            guard let style = outline(&table, color: color, place: place), let box else { return nil }
+            shape = op == "rect" ? .rect(box: box, fill: style.fill, width: style.width) : .oval(box: box, fill: style.fill, width: style.width)
         case "line", "arrow":
             let from = required("from", &table, place) { $0.point("from", units: units) }
             let to = required("to", &table, place) { $0.point("to", units: units) }
@@ -92,14 +86,8 @@ extension EditReader {
             shape = .textbox(box: box, text: text, size: size)
         case "polygon":
             let points = required("points", &table, place) { vertices(&$0) }
-            let fill = table.table["fill"] == nil ? .some(nil) : table.color("fill", allowNone: true)
-            let width = table.table["width"] == nil ? 2 : table.width("width")
-            guard let points, let fill, let width else { return nil }
-            if color == .some(nil), fill == nil {
-                log.add("\(place) draws nothing: color = \"none\" and no fill", at: table.table.location)
-                return nil
-            }
-            shape = .polygon(points: points, fill: fill, width: width)
+            guard let style = outline(&table, color: color, place: place), let points else { return nil }
+            shape = .polygon(points: points, fill: style.fill, width: style.width)
         case "note":
             let at = required("at", &table, place) { $0.point("at", units: units) }
             if table.table["contents"] == nil { table.missing("contents", in: place) }
@@ -129,6 +117,19 @@ extension EditReader {
         case (nil, .some):
             return table.boundedText("text", max: Self.maxTextLength).map(TextArea.text)
         }
+    }
+
+    /// A closed shape's `fill` (none by default) and outline `width` (2 by default); nil, logged,
+    /// when either is wrong or the shape would draw nothing (no outline colour and no fill).
+    private func outline(_ table: inout TableReader, color: RGBColor??, place: String) -> (fill: RGBColor?, width: Double)? {
+        let fill = table.table["fill"] == nil ? .some(nil) : table.color("fill", allowNone: true)
+        let width = table.table["width"] == nil ? 2 : table.width("width")
+        guard let fill, let width else { return nil }
+        if color == .some(nil), fill == nil {
+            log.add("\(place) draws nothing: color = \"none\" and no fill", at: table.table.location)
+            return nil
+        }
+        return (fill, width)
     }
 
     /// `points = [[x, y], …]` or `"x y x y …"`: three corners at least, at most 10,000.

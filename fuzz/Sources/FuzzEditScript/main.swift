@@ -26,6 +26,11 @@ public func fuzzEditScript(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             // What the parser promises the editor: four corners on the photo, a convex shape.
             precondition(corners.count == 4 && corners.allSatisfy { (0...1).contains($0.x) && (0...1).contains($0.y) }
                          && SheetGeometry.quadrilateral(corners) != nil)
+        case .change(let change):
+            // What the parser promises: an id, and something to change.
+            precondition(!change.id.isEmpty && (!change.isEmpty || change.copy) && !(change.box != nil && change.move != nil))
+        case .loupe(let loupe):
+            precondition((5...500).contains(loupe.radius) && (1.25...8).contains(loupe.zoom))
         case .insertBlank, .metadata, .bookmark, .undo, .redo, .markup, .signature:
             break
         }
