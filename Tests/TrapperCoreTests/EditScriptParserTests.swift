@@ -547,13 +547,12 @@ import Testing
         #expect(problems(script) == ["s.toml:1:1: the script is 67108905 bytes, more than the limit of 67108864 (64 MiB)"])
     }
 
-    @Test func twoMillionEditsAreRefusedQuickly() {
+    /// Refused by its size alone, before a byte of it is parsed (the one problem is the size's; a
+    /// parse would have reported the edits' count). No clock: timings are bench/'s, not the tests'.
+    @Test func twoMillionEditsAreRefusedBeforeParsing() {
         let edit = "[[edit]]\nop = \"rotate\"\npages = \"1-3\"\ndegrees = 90\n\n"
         let script = "target = \"a.pdf\"\n" + String(repeating: edit, count: 2_000_000)
-        let started = ContinuousClock.now
-        let found = problems(script)
-        #expect(found == ["s.toml:1:1: the script is \(script.utf8.count) bytes, more than the limit of 67108864 (64 MiB)"])
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(problems(script) == ["s.toml:1:1: the script is \(script.utf8.count) bytes, more than the limit of 67108864 (64 MiB)"])
     }
 
     @Test(arguments: ["toml", "json"])
@@ -562,10 +561,8 @@ import Testing
         let (script, count) = format == "toml"
             ? ("target = \"a.pdf\"\nedit = [" + String(repeating: "{},", count: 200_000) + "]\n", "200000")
             : ("{\"target\": \"a.pdf\",\n\"edit\": [" + Array(repeating: "{}", count: 200_000).joined(separator: ",") + "]}", "200000")
-        let started = ContinuousClock.now
         #expect(problems(script, file: "s.\(format)")
                 == ["s.\(format):2:1: the script has \(count) edits, more than the limit of 100000; split it into several scripts"])
-        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     @Test func oneHundredThousandEditsAreAccepted() throws {

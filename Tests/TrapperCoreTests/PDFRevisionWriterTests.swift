@@ -82,14 +82,12 @@ struct PDFRevisionWriterTests {
         #expect(out.hasSuffix("startxref\n\(xrefOffset)\n%%EOF\n"))
     }
 
-    @Test func serializationIsFast() throws {
+    /// Ten thousand pages in one document (how fast is bench/'s to say, not a test's).
+    @Test func tenThousandPagesSerialize() throws {
         let pages = (0..<10_000).map { rectanglePage($0) }
-        let clock = ContinuousClock()
-        var bytes: [UInt8] = []
-        let elapsed = clock.measure { bytes = PDFPageTree.newDocument(pages).serialized() }
+        let bytes = PDFPageTree.newDocument(pages).serialized()
         #expect(bytes.count > 1_000_000)
-        // Generous for a debug build on a busy machine; a release build is far faster.
-        #expect(elapsed < .seconds(5), "10,000 pages took \(elapsed)")
+        #expect(String(decoding: bytes.suffix(6), as: UTF8.self) == "%%EOF\n")
     }
 
     @Test func widthsGrowWithOffsets() {
