@@ -237,7 +237,11 @@ public final class TargetStore {
               Self.beginsWithMarker(found, marker) || found.allSatisfy({ $0 == 0 }) else {
             return "another program appended to it"
         }
+        // A whole revision after the start that is not this one: another process's. The tail a
+        // reader finds may also be the old one, when the torn bytes are fewer than the 2 KB it looks
+        // back through: then nothing whole follows the start, and the bytes are this append's.
         if let reader = try? PDFTailReader(path: target, decoder: decoder),
+           reader.tail.startxref + reader.tail.headerOffset >= record.oldLength,
            RevisionRecord(trailer: reader.tail.trailer)?.base != record.oldLength {
             return "another process appended after it"
         }
