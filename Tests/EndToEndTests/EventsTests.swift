@@ -212,13 +212,15 @@ import Testing
             """)
         try drop("one.png", scratch, pages: 1, daemon)
         #expect(eventually { (try? events(scratch))?.components(separatedBy: "failed  ").count == 3 }, "log: \(daemon.log)")
+        // The files are whole once the hook has exited, which the log says (it may still be writing
+        // them when the other hooks' failures are listed).
+        #expect(eventually { daemon.log.contains("notify file-it: /bin/sh: filed All.pdf") }, "log: \(daemon.log)")
         let files = try FileManager.default.contentsOfDirectory(atPath: seen)
         let json = try #require(files.first { $0.hasSuffix(".json") })
         let event = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: seen + "/" + json))) as? [String: Any]
         #expect(event?["target"] as? String == "All.pdf" && json == (event?["key"] as? String ?? "") + ".json")
         #expect(try String(contentsOfFile: seen + "/" + json.replacingOccurrences(of: ".json", with: ".env"), encoding: .utf8)
                 == "All.pdf 1\n", "the environment and the placeholders")
-        #expect(daemon.log.contains("notify file-it: /bin/sh: filed All.pdf"))
         #expect(eventually { daemon.log.components(separatedBy: "notify broken: /bin/sh: cannot reach the archive").count > 3 },
                 "a failing command is tried again: \(daemon.log)")
         let listed = try events(scratch)
