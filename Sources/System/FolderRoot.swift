@@ -189,6 +189,17 @@ public final class FolderRoot: @unchecked Sendable {
     /// Writes `data` under a temporary name beside `path`, fsyncs it, renames it over `path` and
     /// fsyncs the folder: a reader sees the old content or the new, never a mix.
     public func replace(_ path: String, with data: Data) throws(Durable.Failure) {
+        try write(path, data, replacing: true)
+    }
+
+    /// Writes `data` as a new file at `path`, whole or not at all (as `replace` does it), but never
+    /// over a file already there: a taken name throws the failure with code EEXIST, the file that
+    /// has it untouched. No reader ever sees it empty or half-written.
+    public func create(_ path: String, with data: Data) throws(Durable.Failure) {
+        try write(path, data, replacing: false)
+    }
+
+    private func write(_ path: String, _ data: Data, replacing: Bool) throws(Durable.Failure) {
         let (folder, name) = try parent(of: path, create: true)
         defer { close(folder) }
         let temporary = FileName.temporary(for: name, tag: ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
@@ -198,7 +209,9 @@ public final class FolderRoot: @unchecked Sendable {
         let synced = written == 0 && fsync(fd) == 0
         let code = written != 0 ? written : errno
         close(fd)
-        guard synced, renameat(folder, temporary, folder, name) == 0 else {
+        let renamed = replacing ? renameat(folder, temporary, folder, name)
+            : trapper_renameat2(folder, temporary, folder, name, UInt32(RENAME_NOREPLACE))
+        guard synced, renamed == 0 else {
             let failure = Durable.Failure(step: synced ? "rename" : "write", path: path, code: synced ? errno : code)
             unlinkat(folder, temporary, 0)
             throw failure

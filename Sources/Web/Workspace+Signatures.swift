@@ -64,17 +64,12 @@ extension Workspace {
             _ = try SignatureInkParser.parse(Array(data), file: "\(name).json")
             try Durable.makeFolder(folder)
             guard let root = SignatureLibrary(folder: folder).root else { return WebJSON.error(503, "the signatures folder cannot be opened") }
-            // O_EXCL: of two pads saving one name at once, the second is told, not written over.
-            let fd: Int32
-            do { fd = try root.open("\(folder)/\(name).json", flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC) } catch {
+            // Written whole under a hidden name, then given its own without replacing: of two pads
+            // saving one name at once the second is told, and no reader sees the file half-written.
+            do { try root.create("\(folder)/\(name).json", with: data) } catch {
                 if error.code == EEXIST { return WebJSON.error(409, "a signature named \(name) exists already") }
-                throw error
+                return WebJSON.error(503, "the signature could not be written: \(error)")
             }
-            let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            let synced = fsync(fd)
-            Glibc.close(fd)
-            guard written == data.count, synced == 0 else { return WebJSON.error(503, "the signature could not be written") }
-            try root.syncFolder(folder)
         } catch {
             return WebJSON.error(422, "\(error)")
         }

@@ -71,4 +71,15 @@ import Testing
         try root.replace(placed + ".why.txt", with: Data("note".utf8))
         #expect(FileManager.default.fileExists(atPath: placed + ".why.txt"))
     }
+
+    @Test func createWritesANewFileWholeAndNeverOverAnother() throws {
+        let (scratch, root, _) = try world()
+        let path = scratch.path + "/root/sub/sig.json"
+        try root.create(path, with: Data("first".utf8))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "first")
+        #expect { try root.create(path, with: Data("second".utf8)) } throws: { ($0 as? Durable.Failure)?.code == EEXIST }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "first", "the file that had the name is untouched")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/root/sub") == ["sig.json"],
+                "no temporary file is left")
+    }
 }
