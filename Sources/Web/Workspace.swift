@@ -345,7 +345,7 @@ public final class Workspace: HTTPHandler, Companion, @unchecked Sendable {
         onPage(request) { path, info, index in
             let editor = try PDFPageEditor(reader: PDFTailReader(path: path, decoder: FlateStreamDecoder()))
             let shown = info.pages[index].shown
-            let list: [[String: Any]] = try editor.annotations(ofPage: index).compactMap { annotation -> [String: Any]? in
+            let list: [[String: Any]] = try editor.annotations(ofPage: index, drawing: true).compactMap { annotation -> [String: Any]? in
                 guard let rect = annotation.rect, !["Widget", "Popup"].contains(annotation.subtype) else { return nil }
                 var item: [String: Any] = ["id": annotation.id, "kind": annotation.subtype,
                                            "box": shown.browser(user: rect).numbers.map(WebJSON.rounded)]

@@ -14,7 +14,8 @@ extension PDFPageEditor {
         public var author: String?
         public var contents: String?
         /// How it is drawn, where it says (/C, /BS /W, /CA), and its points in user space: each
-        /// stroke of an ink annotation (/InkList), a line's two ends (/L). For a preview of a change.
+        /// stroke of an ink annotation (/InkList), a line's two ends (/L), a polygon's corners; read only when
+        /// `annotations(ofPage:drawing:)` is asked for them (a preview of a change).
         public var color: RGBColor?
         public var width: Double?
         public var opacity: Double?
@@ -84,12 +85,13 @@ extension PDFPageEditor {
     }
 
     /// The page's annotations: those it has (after this revision's erasures) and those this revision adds.
-    public func annotations(ofPage index: Int) throws -> [AnnotationSummary] {
+    /// With `drawing`, how each is drawn too (colour, width, opacity, points): what a preview needs.
+    public func annotations(ofPage index: Int, drawing: Bool = false) throws -> [AnnotationSummary] {
         let page = try located(index, .listAnnotations)
         return try Self.wrapping(.listAnnotations, page: index) {
-            let existing = try summaries(of: page, index: index).map(\.summary)
+            let existing = try summaries(of: page, index: index, drawing: drawing).map(\.summary)
             let added = tree.pages[page].added.map { draft in
-                summary(draft.dictionary, page: index, id: draft.id)
+                summary(draft.dictionary, page: index, id: draft.id, drawing: drawing)
             }
             return existing + added
         }
@@ -253,18 +255,18 @@ extension PDFPageEditor {
         return try tree.reader.resolve(annots).arrayValue ?? []
     }
 
-    func summaries(of page: Int, index: Int) throws -> [ReadAnnotation] {
+    func summaries(of page: Int, index: Int, drawing: Bool = false) throws -> [ReadAnnotation] {
         if let copies = tree.pages[page].annotations {
             return copies.enumerated().map { position, dictionary in
                 ReadAnnotation(reference: nil, copy: dictionary, popup: nil, parent: nil,
-                               summary: summary(dictionary, page: index, id: id(dictionary, page: index, position: position)))
+                               summary: summary(dictionary, page: index, id: id(dictionary, page: index, position: position), drawing: drawing))
             }
         }
         return try annotationObjects(of: page).enumerated().compactMap { position, item in
             guard let dictionary = try tree.reader.resolve(item).dictionaryValue else { return nil }
             return ReadAnnotation(reference: item.referenceValue, copy: nil, popup: dictionary["Popup"]?.referenceValue,
                                   parent: dictionary["Parent"]?.referenceValue,
-                                  summary: summary(dictionary, page: index, id: id(dictionary, page: index, position: position)))
+                                  summary: summary(dictionary, page: index, id: id(dictionary, page: index, position: position), drawing: drawing))
         }
     }
 
@@ -275,7 +277,7 @@ extension PDFPageEditor {
         return "p\(page + 1)-\(position + 1)"
     }
 
-    func summary(_ dictionary: PDFDictionary, page: Int, id: String) -> AnnotationSummary {
+    func summary(_ dictionary: PDFDictionary, page: Int, id: String, drawing: Bool = false) -> AnnotationSummary {
         let resolve = { (key: PDFName) -> PDFObject? in
             guard let value = dictionary[key] else { return nil }
             return try? tree.reader.resolve(value)
@@ -286,6 +288,7 @@ extension PDFPageEditor {
         var summary = AnnotationSummary(page: page, id: id, subtype: resolve("Subtype")?.nameValue?.string ?? "?", rect: rect,
                                         author: resolve("T")?.stringValue.map(Self.text),
                                         contents: resolve("Contents")?.stringValue.map(Self.text))
+        guard drawing else { return summary }
         let read = AnnotationRewrite.Reader(dictionary: dictionary, resolve: { try tree.reader.resolve($0) })
         summary.color = read.color("C")
         summary.width = read.borderWidth()
