@@ -102,6 +102,14 @@ for name in "${expected[@]}"; do
     [ -f "$logs/$name.status" ] || failed+=("$name (did not run)")
 done
 if [ ${#failed[@]} -gt 0 ]; then
+    # The failing lines of each failed step again, last: CI keeps only the tail of this output, and
+    # the step's log was printed long before (a flaky test must be named where it will be read).
+    for name in "${failed[@]}"; do
+        log="$logs/${name%% *}.log"
+        [ -f "$log" ] || continue
+        echo "make test: what failed in $name:"
+        grep -E '✘|^(FAIL|ERROR): |AssertionError|Fatal error|error: |FAILED' "$log" | tail -n 12 | sed 's/^/    /'
+    done
     echo "make test: FAILED: ${failed[*]} (logs in $logs)"
     exit 1
 fi
