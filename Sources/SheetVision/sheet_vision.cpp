@@ -1,13 +1,15 @@
 // The sheet finder's OpenCV half (issue 42), ported from the research prototype
 // bench/sheet_prototype.py, which stays the reference: the same steps in the same order, the same
 // constants, and where numpy computed in 32-bit floats this does too (the thresholds see the same
-// numbers), so that both find the same candidates and take the same one. Since the port, four
+// numbers), so that both find the same candidates and take the same one. Since the port, six
 // things here are not in the prototype: Lab is computed here (labOf) rather than by OpenCV's 8-bit
 // conversion, whose first use costs a process 120-200 ms (the two differ by a step of 255 in some
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
-// (framedByMore); a side is moved out over a band of sheet printed along it (extend); and a
+// (framedByMore); a side is moved out over a band of sheet printed along it (extend); a
 // candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
-// the caller's geometry).
+// the caller's geometry); STEP is 8 rather than 10 (a white receipt on a white table steps by 8-10
+// along its sides); and the side taken is moved out to enclose the edge it was fitted to (refine's
+// envelope), so that a torn, wavy or bowed side is not cut through.
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -17,7 +19,8 @@
 //    into quadrilaterals, and the outline of the bright, colourless region.
 // 3. Each judged by the colour step along its four sides; the best REFINED refitted to the edges.
 // 4. The best convincing one chosen (or a larger one holding it; none when it may be printed on a
-//    larger sheet), refined, moved out over any band of sheet along a side, and widened by MARGIN.
+//    larger sheet), refined, moved out over any band of sheet along a side, each side moved out to
+//    the edge's outermost stretch, and widened by MARGIN.
 //
 // Thread-safe: every call works on its own Photo; nothing here is global and mutable. The line
 // segments are sought beside the edges and the region (OpenCV's thread pool, two cores here): they
@@ -42,7 +45,7 @@
 namespace {
 
 constexpr double MIN_AREA = 0.05;  // a sheet covers at least this share of the photo
-constexpr double STEP = 10.0;      // colour difference across a side (Lab, OpenCV's 8-bit scale) that counts as an edge
+constexpr double STEP = 8.0;       // colour difference across a side (Lab, OpenCV's 8-bit scale) that counts as an edge
 constexpr float EDGE = 12.0f;      // the least grey gradient (Sobel 3x3 on 0-255) across a side where it is an edge
 constexpr int NEAR = 4, FAR = 10;  // the strips each side of an edge, in working pixels from it
 constexpr double REACH = 0.012;    // how far (share of the diagonal) a side may move when refitted to the edge
@@ -784,10 +787,29 @@ std::vector<Found> regionCandidates(const Photo &photo) {
 
 // --- refinement --------------------------------------------------------------------------------------
 
+/// `line` moved out (away from `centre`), parallel, past all but the outermost 3 % of `points` (by at
+/// most `reach`) and past both ends of the side it replaces.
+Line enclosing(Line line, const std::vector<cv::Point2f> &points, Point centre, std::array<Point, 2> ends, int reach) {
+    const double outward = line.a * centre.x + line.b * centre.y < line.c ? 1.0 : -1.0;
+    auto beyond = [&](double x, double y) { return outward * (line.a * x + line.b * y - line.c); };
+    std::vector<double> distances;
+    for (const cv::Point2f &p : points) distances.push_back(beyond(p.x, p.y));
+    std::sort(distances.begin(), distances.end());
+    double shift = std::clamp(distances[size_t(0.97 * double(distances.size() - 1))], 0.0, double(reach));
+    for (const Point &end : ends) shift = std::max(shift, beyond(end.x, end.y));
+    line.c += outward * shift;
+    return line;
+}
+
 /// Each side refitted to the strongest edge across it nearby (of the side's own polarity), by a
 /// robust line fit; the corners are where the fitted sides meet, so that rounded or covered corners
 /// sit where the straight edges meet, as the marks do.
-Quad refine(const Photo &photo, const Quad &q) {
+/// With `envelope` (the side taken, not the candidates judged), each fitted side is then moved out,
+/// parallel, over all but the outermost 3 % of the edge points it was fitted to (nearer the corners
+/// than the fit looks: a torn top rising at its end), never closer in than the side it started from:
+/// a fit through a torn, wavy or bowed edge runs through the sheet, and the cut along it would lose
+/// the parts beyond it, the worst failure; a little table instead is the better error.
+Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
     const Point centre = centreOf(q);
     const int reach = std::max(4, int(REACH * photo.diagonal));
     const int width = 2 * reach + 1;  // offsets -reach..reach across the side
@@ -796,7 +818,7 @@ Quad refine(const Photo &photo, const Quad &q) {
     for (int j = 0; j < width; j++) closeness[j] = 1.0f - 0.3f * float(std::abs(j - reach)) / float(reach);
     std::array<Line, 4> lines;
     for (int i = 0; i < 4; i++) {
-        const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centre, 2.0, 0.12);
+        const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centre, 2.0, envelope ? 0.04 : 0.12);
         const Point n = side.normal;
         const int count = int(side.points.size());
         cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
@@ -851,6 +873,7 @@ Quad refine(const Photo &photo, const Quad &q) {
         cv::Vec4f fit;
         cv::fitLine(found, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
         lines[i] = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
+        if (envelope) lines[i] = enclosing(lines[i], found, centre, {q[i], q[(i + 1) % 4]}, reach);
     }
     return cornersOf(lines).value_or(q);
 }
@@ -1269,6 +1292,11 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
     if (chosen >= 0) found[chosen] = extend(photo, found[chosen]);
+    if (chosen >= 0) {
+        // its sides moved out over the whole of the edges they follow (the evidence kept as judged)
+        if (const auto enclosed = judge(photo, refine(photo, found[chosen].quad, true), found[chosen].source))
+            found[chosen].quad = enclosed->quad;
+    }
     if (chosen >= 0) copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
 
     // Best score first; the one taken among them even when it is not among the best.
