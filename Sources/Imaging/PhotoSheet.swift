@@ -28,9 +28,9 @@ enum PhotoSheet {
             return .leftAsItIs("find_page: \(failure); the photo is left as it is", suggestion: nil)
         }
         guard let chosen = search.chosen, let cut = search.cut else {
-            if search.allSheet { return .leftAsItIs(nil, suggestion: nil) }
+            if search.allSheet, search.heldBack == nil { return .leftAsItIs(nil, suggestion: nil) }
             return .leftAsItIs("find_page: no sheet found (\(SheetFinder.reason(search))); the photo is left as it is",
-                               suggestion: search.best?.corners)
+                               suggestion: search.suggestion)
         }
         // The sheet is the whole picture (a flat scan, a page filling the frame): nothing to cut.
         let (width, height) = (Double(pix.width), Double(pix.height))

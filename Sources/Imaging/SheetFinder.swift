@@ -65,13 +65,21 @@ enum SheetFinder {
         /// The candidate that would have been taken but for its proportions, no paper's; a larger
         /// one around it was taken instead.
         var passedOver: Candidate?
+        /// The convincing candidate not taken because it may be printed on `framing`, a larger sheet
+        /// around it whose edges show on three sides or more but which is not convincing itself.
+        var heldBack: Candidate?
+        var framing: Candidate?
         /// The score a candidate needs.
         var accept: Double
         /// Quadrilaterals found and judged.
         var judged: Int
         /// The photo's border is paper all round (a flat scan, a page filling the frame): with no
-        /// sheet taken, there is nothing to cut and nothing to say.
+        /// sheet taken, there is nothing to cut and nothing to say, unless a sheet was held back.
         var allSheet: Bool
+
+        /// The corners a person cropping by hand starts from: the larger sheet around one held back
+        /// (a looser crop loses nothing), else the best candidate.
+        var suggestion: [Point]? { (framing ?? best)?.corners }
     }
 
     /// Looks for the sheet in `pix` (upright, any depth). The library reads leptonica's own pixels
@@ -121,7 +129,8 @@ enum SheetFinder {
         let chosen = candidate(result.chosen)
         let allSheet = borderIsPaper(words, wordsPerLine: wordsPerLine, width: source.width, height: source.height)
         return Search(chosen: chosen, cut: chosen == nil ? nil : points(result.cut), best: candidates.first,
-                      passedOver: candidate(result.passed_over), accept: result.accept, judged: Int(result.judged), allSheet: allSheet)
+                      passedOver: candidate(result.passed_over), heldBack: candidate(result.held_back), framing: candidate(result.framing),
+                      accept: result.accept, judged: Int(result.judged), allSheet: allSheet)
     }
 
     /// Whether nine tenths of the photo's outer border (2 % of its short side deep) is as light as
@@ -169,6 +178,13 @@ enum SheetFinder {
                 : "none of the \(search.judged) four-sided outlines has the shape of a sheet in perspective"
         }
         let names = ["top", "right", "bottom", "left"]
+        if let held = search.heldBack, let framing = search.framing {
+            let sides = zip(names, framing.support).map { String(format: "%@ %.0f%%", $0, $1 * 100) }.joined(separator: ", ")
+            return String(format: "the best (%@, %.0f%% of the photo, evidence %.2f) may be printed on a larger sheet around it "
+                              + "(%@, %.0f%% of the photo, evidence %.2f of the %.2f needed, its sides showing an edge along %@ of them): "
+                              + "taking the smaller could cut into that sheet",
+                          held.source, held.area * 100, held.score, framing.source, framing.area * 100, framing.score, search.accept, sides)
+        }
         let weakest = best.support.indices.min { best.support[$0] < best.support[$1] } ?? 0
         return "no candidate is convincing: the best (\(best.source), " + String(format: "%.0f%% of the photo) scores %.2f of the %.2f needed, its ", best.area * 100, best.score, search.accept)
             + names[weakest] + String(format: " side showing an edge along %.0f%% of it", best.support[weakest] * 100)

@@ -7,9 +7,11 @@
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
 // (framedByMore); a side is moved out over a band of sheet printed along it (extend); a
 // candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
-// the caller's geometry); STEP is 8 rather than 10 (a white receipt on a white table steps by 8-10
-// along its sides); and the side taken is moved out to enclose the edge it was fitted to (refine's
-// envelope), so that a torn, wavy or bowed side is not cut through.
+// the caller's geometry); a side counts a step below STEP where the colours either side of it are
+// quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
+// the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
+// faint sides); and the sides taken are moved out to enclose the edges they were fitted to
+// (refine's envelope), so that a torn, wavy or bowed side is not cut through.
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -45,7 +47,9 @@
 namespace {
 
 constexpr double MIN_AREA = 0.05;  // a sheet covers at least this share of the photo
-constexpr double STEP = 8.0;       // colour difference across a side (Lab, OpenCV's 8-bit scale) that counts as an edge
+constexpr double STEP = 10.0;      // colour difference across a side (Lab, OpenCV's 8-bit scale) that always counts as an edge
+constexpr double QUIET = 5.0;      // the least step that counts, where the colours either side hardly vary along the side
+constexpr double ABOVE_NOISE = 4;  // ... and how many times that variation the step must be
 constexpr float EDGE = 12.0f;      // the least grey gradient (Sobel 3x3 on 0-255) across a side where it is an edge
 constexpr int NEAR = 4, FAR = 10;  // the strips each side of an edge, in working pixels from it
 constexpr double REACH = 0.012;    // how far (share of the diagonal) a side may move when refitted to the edge
@@ -56,8 +60,9 @@ constexpr double FRAMED = 0.6;     // a side with this much support is drawn by 
 constexpr double BEYOND = 0.06;    // how far outside a side (share of the diagonal) a band of sheet along it is sought
 constexpr double CONTINUED = 0.5;  // the share of a band's end along which a neighbouring side's edge must run on
 constexpr double MARGIN = 0.003;   // the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
-constexpr size_t LINES_KEPT = 30;  // the strongest merged lines that quadrilaterals are made of
+constexpr size_t LINES_KEPT = 60;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
+constexpr size_t RUN = 5;          // edge points (2 px apart) in a row that make a stretch of edge, not a speck
 
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
@@ -349,8 +354,38 @@ void setStrips(cv::Mat &xs, cv::Mat &ys, int row, const Point &p, const Point &n
     }
 }
 
-/// Per side: the share of it with a colour step across it (inside against outside, STEP or more),
-/// the median step, and how consistently the step keeps one direction.
+/// The colour step that counts as an edge along a side whose strips are rows `first` to `first + count
+/// - 1` of `values` (evidence's layout): STEP, or less where the strips' colours are quiet along the
+/// side (the median movement of each strip's mean colour from one point to the next, ABOVE_NOISE times
+/// over), but never below QUIET. A white sheet on a white table steps by 5-10 with its colours either
+/// side still; wood grain, cloth or print move by as much from point to point, and need STEP.
+double stepNeeded(const cv::Mat &values, int first, int count) {
+    constexpr int k = STRIPS;
+    std::vector<float> moves;
+    cv::Vec3f lastInside, lastOutside;
+    for (int r = 0; r < count; r++) {
+        const cv::Vec3f *v = values.ptr<cv::Vec3f>(first + r);
+        cv::Vec3f inside(0, 0, 0), outside(0, 0, 0);
+        for (int c = 0; c < k; c++) {
+            inside += v[c];
+            outside += v[k + c];
+        }
+        inside = divided(inside, float(k));
+        outside = divided(outside, float(k));
+        if (r > 0) {
+            moves.push_back(float(cv::norm(inside - lastInside)));
+            moves.push_back(float(cv::norm(outside - lastOutside)));
+        }
+        lastInside = inside;
+        lastOutside = outside;
+    }
+    if (moves.empty()) return STEP;
+    return std::clamp(ABOVE_NOISE * double(median(moves)), QUIET, STEP);
+}
+
+/// Per side: the share of it with a colour step across it (inside against outside, STEP or more; where
+/// the colour either side hardly moves along the side, ABOVE_NOISE times that movement, and at least
+/// QUIET), the median step, and how consistently the step keeps one direction.
 std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
     const Point centre = centreOf(q);
     constexpr int k = STRIPS;
@@ -394,6 +429,7 @@ std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
         cv::Vec3f diffSum(0, 0, 0);
         double stepSum = 0;
         std::vector<float> visibleSteps;
+        const double needed = stepNeeded(values, row, count);
         for (int r = 0; r < count; r++, row++) {
             // an edge here: somewhere within 2 px of the side the gradient runs across it (within 30
             // degrees) and is strong; wood grain or a shadow crossing at an angle fails one or the other
@@ -431,7 +467,7 @@ std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
             const cv::Vec3f off = divided(v[2 * k] + v[2 * k + 1] + v[2 * k + 2], 3) - divided(inside + outside, 2);
             const float ridge = std::sqrt(off[0] * off[0] + off[1] * off[1] + off[2] * off[2]);
 
-            if (visible && step >= STEP && aligned && ridge < step) supported++;
+            if (visible && step >= needed && aligned && ridge < step) supported++;
             if (visible) {
                 visibleCount++;
                 diffSum += diff;
@@ -787,28 +823,68 @@ std::vector<Found> regionCandidates(const Photo &photo) {
 
 // --- refinement --------------------------------------------------------------------------------------
 
-/// `line` moved out (away from `centre`), parallel, past all but the outermost 3 % of `points` (by at
-/// most `reach`) and past both ends of the side it replaces.
+/// `line` moved out (away from `centre`) to enclose `points` (in order along it) with the least table
+/// added: the edge's outline first opened by RUN points (a speck narrower than that is no edge), then
+/// the edge of its upper hull that adds the least area, which follows a torn end rising to its
+/// corner; parallel when that line would come inside `line` at either of `ends`. Never further out
+/// than `reach` at either end.
 Line enclosing(Line line, const std::vector<cv::Point2f> &points, Point centre, std::array<Point, 2> ends, int reach) {
     const double outward = line.a * centre.x + line.b * centre.y < line.c ? 1.0 : -1.0;
-    auto beyond = [&](double x, double y) { return outward * (line.a * x + line.b * y - line.c); };
-    std::vector<double> distances;
-    for (const cv::Point2f &p : points) distances.push_back(beyond(p.x, p.y));
-    std::sort(distances.begin(), distances.end());
-    double shift = std::clamp(distances[size_t(0.97 * double(distances.size() - 1))], 0.0, double(reach));
-    for (const Point &end : ends) shift = std::max(shift, beyond(end.x, end.y));
-    line.c += outward * shift;
-    return line;
+    const Point normal(outward * line.a, outward * line.b), along(-normal.y, normal.x);
+    const size_t count = points.size();
+    std::vector<double> t(count), d(count), eroded(count), opened(count);
+    for (size_t i = 0; i < count; i++) {
+        t[i] = dot(Point(points[i].x, points[i].y), along);
+        d[i] = outward * (line.a * points[i].x + line.b * points[i].y - line.c);
+    }
+    const size_t half = RUN / 2;
+    for (size_t i = 0; i < count; i++)
+        eroded[i] = *std::min_element(d.begin() + long(i >= half ? i - half : 0), d.begin() + long(std::min(count, i + half + 1)));
+    for (size_t i = 0; i < count; i++)
+        opened[i] = *std::max_element(eroded.begin() + long(i >= half ? i - half : 0), eroded.begin() + long(std::min(count, i + half + 1)));
+    // the upper hull of (t, opened), t rising (points come in order, either way along)
+    std::vector<size_t> byT(count);
+    for (size_t i = 0; i < count; i++) byT[i] = i;
+    std::sort(byT.begin(), byT.end(), [&](size_t i, size_t j) { return t[i] < t[j]; });
+    std::vector<size_t> hull;
+    for (size_t i : byT) {
+        while (hull.size() >= 2) {
+            const size_t p = hull[hull.size() - 2], q = hull.back();
+            const double cross = (t[q] - t[p]) * (opened[i] - opened[p]) - (opened[q] - opened[p]) * (t[i] - t[p]);
+            if (cross < 0) break;  // q stays above the chord from p to i
+            hull.pop_back();
+        }
+        hull.push_back(i);
+    }
+    const double tStart = dot(ends[0], along), tEnd = dot(ends[1], along);
+    double bestCost = std::numeric_limits<double>::infinity(), atStart = 0, atEnd = 0;
+    for (size_t h = 0; h + 1 < hull.size(); h++) {
+        const size_t p = hull[h], q = hull[h + 1];
+        if (t[q] - t[p] < 1e-6) continue;
+        const double slope = (opened[q] - opened[p]) / (t[q] - t[p]);
+        auto on = [&](double at) { return opened[p] + slope * (at - t[p]); };
+        double cost = 0;
+        for (size_t i = 0; i < count; i++) cost += on(t[i]) - opened[i];
+        if (on(tStart) < 0 || on(tEnd) < 0 || cost >= bestCost) continue;
+        bestCost = cost;
+        atStart = on(tStart);
+        atEnd = on(tEnd);
+    }
+    if (!std::isfinite(bestCost)) atStart = atEnd = std::max(0.0, *std::max_element(opened.begin(), opened.end()));
+    atStart = std::min(atStart, double(reach));
+    atEnd = std::min(atEnd, double(reach));
+    // the fitted line's points opposite the two ends, moved out by those amounts
+    auto foot = [&](Point p) { return p - normal * (dot(p, normal) - outward * line.c); };
+    return lineThrough(foot(ends[0]) + normal * atStart, foot(ends[1]) + normal * atEnd);
 }
 
 /// Each side refitted to the strongest edge across it nearby (of the side's own polarity), by a
 /// robust line fit; the corners are where the fitted sides meet, so that rounded or covered corners
 /// sit where the straight edges meet, as the marks do.
-/// With `envelope` (the side taken, not the candidates judged), each fitted side is then moved out,
-/// parallel, over all but the outermost 3 % of the edge points it was fitted to (nearer the corners
-/// than the fit looks: a torn top rising at its end), never closer in than the side it started from:
-/// a fit through a torn, wavy or bowed edge runs through the sheet, and the cut along it would lose
-/// the parts beyond it, the worst failure; a little table instead is the better error.
+/// With `envelope` (the sheet taken, not the candidates judged), each fitted side is then moved out
+/// to enclose the edge points it was fitted to, sought up to the corners (a torn top rising to
+/// them): a fit through a torn, wavy or bowed edge runs through the sheet, and the cut along it
+/// would lose the parts beyond it, the worst failure; a little table instead is the better error.
 Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
     const Point centre = centreOf(q);
     const int reach = std::max(4, int(REACH * photo.diagonal));
@@ -818,7 +894,7 @@ Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
     for (int j = 0; j < width; j++) closeness[j] = 1.0f - 0.3f * float(std::abs(j - reach)) / float(reach);
     std::array<Line, 4> lines;
     for (int i = 0; i < 4; i++) {
-        const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centre, 2.0, envelope ? 0.04 : 0.12);
+        const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centre, 2.0, envelope ? 0.01 : 0.12);
         const Point n = side.normal;
         const int count = int(side.points.size());
         cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
@@ -1009,22 +1085,23 @@ bool ringIsPaperAround(const Photo &photo, const Quad &outer, const Quad &inner)
     return medianLightness(photo, ring) >= medianLightness(photo, innerMask);
 }
 
-/// Whether the candidate `chosen` may be something printed on a larger sheet rather than the sheet:
-/// a larger candidate holds it, drawn by real edges on at least three of its sides (the fourth may
+/// The larger candidate (its index in `found`) around `chosen` that makes `chosen` possibly something
+/// printed on a sheet rather than the sheet, or -1: a larger candidate holds it, drawn by real edges on at least three of its sides (the fourth may
 /// be off the photo, or white paper on a white table), and the ring between the two is not like what
 /// lies around the larger one and could be the paper the smaller one is printed on. Taking `chosen`
 /// would then cut into that sheet, the worst failure; the larger one is not convincing enough to be
 /// taken either (else the holding rule took it), so nothing is.
-bool framedByMore(const std::vector<Candidate> &found, const Photo &photo, int chosen) {
+int framedByMore(const std::vector<Candidate> &found, const Photo &photo, int chosen) {
     const Candidate &inner = found[chosen];
-    for (const Candidate &outer : found) {
+    for (size_t i = 0; i < found.size(); i++) {
+        const Candidate &outer = found[i];
         if (outer.area <= 1.15 * inner.area) continue;
         const int framed = int(std::count_if(outer.support.begin(), outer.support.end(), [](double s) { return s >= FRAMED; }));
         if (framed >= 3 && contains(outer.quad, inner.quad, 0.01 * photo.diagonal) &&
             ringIsSheet(photo, outer.quad, inner.quad) && ringIsPaperAround(photo, outer.quad, inner.quad))
-            return true;
+            return int(i);
     }
-    return false;
+    return -1;
 }
 
 /// Whether a quadrilateral (working pixels) has the proportions of some paper: the caller's judgement.
@@ -1035,9 +1112,11 @@ using Plausible = std::function<bool(const Quad &)>;
 /// table around the larger one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of
 /// wood grain around a sheet holds more wood), the largest of those instead. When that one's
 /// proportions are no paper's and a convincing larger one around it has a paper's, that one
-/// (`passedOver`: the one given up). -1: none convincing.
-int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausible &plausible, int &passedOver) {
-    passedOver = -1;
+/// (`passedOver`: the one given up). -1: none convincing, or the one that would be taken may be
+/// printed on a larger sheet (`heldBack`, and `framing` the larger one).
+int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausible &plausible, int &passedOver, int &heldBack,
+           int &framing) {
+    passedOver = heldBack = framing = -1;
     int best = -1;
     for (size_t i = 0; i < found.size(); i++)
         if (found[i].score >= ACCEPT && (best < 0 || found[i].score > found[best].score)) best = int(i);
@@ -1071,7 +1150,10 @@ int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausi
             best = around;
         }
     }
-    return framedByMore(found, photo, best) ? -1 : best;
+    framing = framedByMore(found, photo, best);
+    if (framing < 0) return best;
+    heldBack = best;
+    return -1;
 }
 
 // --- a band of sheet outside a side ------------------------------------------------------------------
@@ -1253,6 +1335,26 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
     return best;
 }
 
+/// `chosen` moved out over any band of sheet along a side (extend), and each other side moved out to
+/// enclose the edge it follows (refine's envelope); its evidence kept as judged.
+Candidate enclose(const Photo &photo, const Candidate &chosen) {
+    const Quad &fitted = chosen.quad;
+    const Quad enclosed = refine(photo, fitted, true);
+    Candidate out = extend(photo, chosen);
+    std::array<Line, 4> lines;
+    for (int i = 0; i < 4; i++) {
+        // a side extend moved keeps the band's edge
+        const Line before = lineThrough(fitted[i], fitted[(i + 1) % 4]);
+        auto off = [&](Point p) { return std::abs(before.a * p.x + before.b * p.y - before.c); };
+        const bool moved = std::max(off(out.quad[i]), off(out.quad[(i + 1) % 4])) > 0.5;
+        const Quad &q = moved ? out.quad : enclosed;
+        lines[i] = lineThrough(q[i], q[(i + 1) % 4]);
+    }
+    if (const auto corners = cornersOf(lines))
+        if (const auto taken = judge(photo, *corners, out.source)) out.quad = taken->quad;
+    return out;
+}
+
 /// Each side moved outward by `by` pixels; the corners where the moved sides meet.
 Quad widen(const Quad &q, double by) {
     const Point centre = centreOf(q);
@@ -1282,8 +1384,8 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
     const Photo photo(rgb);
     std::vector<Candidate> found = candidates(photo);
     result->judged = int(found.size());
-    int passedOver = -1;
-    const int chosen = choose(found, photo, plausible, passedOver);
+    int passedOver = -1, heldBack = -1, framing = -1;
+    const int chosen = choose(found, photo, plausible, passedOver, heldBack, framing);
     if (chosen >= 0 && found[chosen].source.find("refined") == std::string::npos) {
         // the one taken is refined too, even when it was not among the leaders
         const Candidate &best = found[chosen];
@@ -1291,25 +1393,22 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         // in the list in place of its unrefined self, so that the list shows what was taken
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
-    if (chosen >= 0) found[chosen] = extend(photo, found[chosen]);
-    if (chosen >= 0) {
-        // its sides moved out over the whole of the edges they follow (the evidence kept as judged)
-        if (const auto enclosed = judge(photo, refine(photo, found[chosen].quad, true), found[chosen].source))
-            found[chosen].quad = enclosed->quad;
-    }
+    if (chosen >= 0) found[chosen] = enclose(photo, found[chosen]);
     if (chosen >= 0) copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
 
-    // Best score first; the one taken among them even when it is not among the best.
-    std::vector<size_t> shown(found.size());
-    for (size_t i = 0; i < shown.size(); i++) shown[i] = i;
+    // Best score first; the ones the result names among them even when they are not among the best
+    // (each in the place of the lowest not named).
+    std::vector<size_t> ranked(found.size());
+    for (size_t i = 0; i < ranked.size(); i++) ranked[i] = i;
+    std::stable_sort(ranked.begin(), ranked.end(), [&](size_t i, size_t j) { return found[i].score > found[j].score; });
+    std::vector<size_t> shown;
+    for (int named : {chosen, passedOver, heldBack, framing})
+        if (named >= 0 && std::find(shown.begin(), shown.end(), size_t(named)) == shown.end()) shown.push_back(size_t(named));
+    for (size_t i : ranked)
+        if (shown.size() < PTCV_MAX_CANDIDATES && std::find(shown.begin(), shown.end(), i) == shown.end()) shown.push_back(i);
     std::stable_sort(shown.begin(), shown.end(), [&](size_t i, size_t j) { return found[i].score > found[j].score; });
-    if (shown.size() > PTCV_MAX_CANDIDATES) shown.resize(PTCV_MAX_CANDIDATES);
-    if (chosen >= 0 && std::find(shown.begin(), shown.end(), size_t(chosen)) == shown.end()) shown.back() = size_t(chosen);
-    if (passedOver >= 0 && std::find(shown.begin(), shown.end(), size_t(passedOver)) == shown.end())
-        shown[shown.size() - (shown.back() == size_t(chosen) ? 2 : 1)] = size_t(passedOver);
     result->count = int(shown.size());
-    result->chosen = -1;
-    result->passed_over = -1;
+    result->chosen = result->passed_over = result->held_back = result->framing = -1;
     for (size_t slot = 0; slot < shown.size(); slot++) {
         const Candidate &c = found[shown[slot]];
         ptcv_candidate &out = result->candidates[slot];
@@ -1321,6 +1420,8 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         std::snprintf(out.source, sizeof out.source, "%s", c.source.c_str());
         if (int(shown[slot]) == chosen) result->chosen = int(slot);
         if (int(shown[slot]) == passedOver) result->passed_over = int(slot);
+        if (int(shown[slot]) == heldBack) result->held_back = int(slot);
+        if (int(shown[slot]) == framing) result->framing = int(slot);
     }
 }
 
@@ -1385,8 +1486,7 @@ extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int heigh
         return -1;
     }
     std::memset(result, 0, sizeof *result);
-    result->chosen = -1;
-    result->passed_over = -1;
+    result->chosen = result->passed_over = result->held_back = result->framing = -1;
     const int bytes = layout == PTCV_LEPTONICA_32 ? 4 : layout == PTCV_RGB ? 3 : 0;
     if (!pixels || bytes == 0 || width <= 0 || height <= 0 || stride < bytes * width) {
         report(error, error_size, "sheet vision: no image, an unknown layout, or a stride shorter than a row");
@@ -1416,8 +1516,7 @@ extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int heigh
         report(error, error_size, "sheet vision: unknown failure");
     }
     std::memset(result, 0, sizeof *result);
-    result->chosen = -1;
-    result->passed_over = -1;
+    result->chosen = result->passed_over = result->held_back = result->framing = -1;
     return -1;
 }
 

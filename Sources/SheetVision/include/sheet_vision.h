@@ -14,8 +14,9 @@ extern "C" {
 
 /// The version of this interface (the functions' arguments and the structs below), raised with every
 /// change to them: a binary refuses a library of another, built apart from it, rather than call it
-/// with the wrong arguments. 2: ptcv_find_sheet takes a plausibility callback.
-#define PTCV_INTERFACE 2
+/// with the wrong arguments. 2: ptcv_find_sheet takes a plausibility callback. 3: the result names
+/// the candidate held back as possibly printed on a larger sheet, and that sheet.
+#define PTCV_INTERFACE 3
 
 /// One quadrilateral and its evidence. Corners in the input image's pixels (pixel centres),
 /// clockwise from the corner nearest the top left: x0, y0, x1, y1, x2, y2, x3, y3. Sides in the same
@@ -44,6 +45,13 @@ typedef struct ptcv_result {
     /// passed over for a larger one around it that has them; -1 when none was. Its index in
     /// `candidates`.
     int passed_over;
+    /// The convincing candidate that would have been taken but may be something printed on a larger
+    /// sheet around it (a box, a picture, a stripe: taking it could cut into that sheet), when nothing
+    /// was taken for that reason; -1 otherwise. Its index in `candidates`.
+    int held_back;
+    /// The larger candidate around `held_back`, drawn by edges on at least three sides, yet not
+    /// convincing enough to be taken itself; -1 when `held_back` is. Its index in `candidates`.
+    int framing;
     /// How many candidates follow, best score first.
     int count;
     /// How many quadrilaterals were found and judged in all, before the best were kept.

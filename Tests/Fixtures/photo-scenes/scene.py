@@ -3,12 +3,15 @@
 perspective by ImageMagick (`-distort Perspective`) onto a textured table, with a shadow across it.
 
   scene.py OUT.jpg JSON   JSON: {"paper": [w_mm, h_mm], "angle": degrees, "tilt": degrees,
-                          "size": [w, h] of the photo, "table": "wood" | "cloth", "shadow": bool,
+                          "size": [w, h] of the photo, "table": "wood" | "cloth" | "white" (a smooth
+                          light table, a step of about 7 in Lab from the paper), "shadow": bool,
                           "sheet": false for a photo with no sheet in it, "flat": true for the page alone,
                           "white_right": true for the table right of the sheet as white as the paper,
                           so that the sheet's right side shows no edge, "band": [from, to] a dark band
                           across the page between these shares of its height, "band_colour": its RGB,
-                          "white_below": the share of the bottom side with white table below it}
+                          "white_below": the share of the bottom side with white table below it,
+                          "torn": the share of the page's height its torn top dips by in the middle,
+                          rising to the corners (most of the top edge lies below the corners)}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON. Everything is drawn here; nothing is downloaded.
@@ -43,6 +46,14 @@ if spec.get("band"):
     # from and to these shares of the page's height: the paper above it is a quadrilateral too.
     top, bottom = spec["band"]
     draw.rectangle((0, round(top * ph), pw, round(bottom * ph)), fill=tuple(spec.get("band_colour", (30, 40, 90))))
+if spec.get("torn"):
+    # Torn off along a curve: the corners where they were, the top edge lower over most of its
+    # length and rising to them over its last tenths (as a till roll tears), so a line fitted to the
+    # edge runs below the corners. Transparent above the tear: the table shows there.
+    page = page.convert("RGBA")
+    dip = spec["torn"] * ph
+    tear = [(x, dip * (1 - abs(2 * x / pw - 1) ** 6)) for x in range(0, pw + 1, 2)]
+    ImageDraw.Draw(page).polygon([(0, -1)] + tear + [(pw, -1)], fill=(0, 0, 0, 0))
 page.save(out + ".page.png")
 
 if spec.get("flat"):
@@ -61,6 +72,9 @@ for yy in range(th):
         if kind == "wood":
             grain = 18 * math.sin(xx / 6.0 + 3 * math.sin(yy / 24.0)) + rng.randint(-10, 10)
             px[xx, yy] = (int(120 + grain), int(78 + grain * 0.7), int(45 + grain * 0.4))
+        elif kind == "white":
+            grey = 242 + rng.randint(-1, 1)
+            px[xx, yy] = (grey, grey, grey - 4)
         else:
             check = ((xx // 10) + (yy // 10)) % 2
             noise = rng.randint(-8, 8)
