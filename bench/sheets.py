@@ -117,11 +117,16 @@ def finder_alone(library):
                     ("step", ctypes.c_double * 4), ("area", ctypes.c_double), ("source", ctypes.c_char * 32)]
 
     class Result(ctypes.Structure):
-        _fields_ = [("chosen", ctypes.c_int), ("passed_over", ctypes.c_int), ("count", ctypes.c_int), ("judged", ctypes.c_int),
-                    ("accept", ctypes.c_double), ("cut", ctypes.c_double * 8), ("candidates", Candidate * 12)]
+        _fields_ = [("chosen", ctypes.c_int), ("passed_over", ctypes.c_int), ("held_back", ctypes.c_int), ("framing", ctypes.c_int),
+                    ("count", ctypes.c_int), ("judged", ctypes.c_int), ("accept", ctypes.c_double), ("cut", ctypes.c_double * 8),
+                    ("candidates", Candidate * 12)]
+
+    INTERFACE = 3  # sheet_vision.h's PTCV_INTERFACE, which this layout is of
 
     Plausible = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
     vision = ctypes.CDLL(library)
+    if vision.ptcv_interface() != INTERFACE:
+        sys.exit(f"sheets: {library} is of interface {vision.ptcv_interface()}, this reads interface {INTERFACE}")
     vision.ptcv_find_sheet.restype = ctypes.c_int
     vision.ptcv_find_sheet.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                        Plausible, ctypes.c_void_p, ctypes.POINTER(Result), ctypes.c_char_p, ctypes.c_size_t]

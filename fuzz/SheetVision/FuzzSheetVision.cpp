@@ -92,6 +92,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check(result.count >= 0 && result.count <= PTCV_MAX_CANDIDATES);
         check(result.chosen >= -1 && result.chosen < result.count);
         check(result.passed_over >= -1 && result.passed_over < result.count);
+        check(result.held_back >= -1 && result.held_back < result.count);
+        check(result.framing >= -1 && result.framing < result.count);
+        check((result.held_back < 0) == (result.framing < 0) && (result.held_back < 0 || result.chosen < 0));
         if (result.chosen >= 0)
             for (double c : result.cut) check(std::isfinite(c));
     } else {
