@@ -1085,10 +1085,11 @@ bool ringIsPaperAround(const Photo &photo, const Quad &outer, const Quad &inner)
     return medianLightness(photo, ring) >= medianLightness(photo, innerMask);
 }
 
-/// The larger candidate (its index in `found`) around `chosen` that makes `chosen` possibly something
-/// printed on a sheet rather than the sheet, or -1: a larger candidate holds it, drawn by real edges on at least three of its sides (the fourth may
-/// be off the photo, or white paper on a white table), and the ring between the two is not like what
-/// lies around the larger one and could be the paper the smaller one is printed on. Taking `chosen`
+/// The larger candidate (its index in `found`) that makes `chosen` possibly something printed on a
+/// sheet rather than the sheet, or -1: it holds `chosen`, is drawn by real edges on at least three of
+/// its sides (the fourth may be off the photo, or white paper on a white table), and the ring between
+/// the two is not like what lies around the larger one and could be the paper the smaller one is
+/// printed on. Taking `chosen`
 /// would then cut into that sheet, the worst failure; the larger one is not convincing enough to be
 /// taken either (else the holding rule took it), so nothing is.
 int framedByMore(const std::vector<Candidate> &found, const Photo &photo, int chosen) {

@@ -49,6 +49,15 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
+def only_own_cut(save, data):
+    """Whether what is gone of the other writer's `save` from `data` (the file now) is only the
+    PDFTrapper revision it ended with: everything before that revision's mark is still there. A
+    kill left that revision unfinished or uncounted, the other program copied it as it found it,
+    and recovery took it back (its pages go in again)."""
+    at = save.get("own_from")
+    return at is not None and len(data) >= at and sha256(data[:at]) == save["before_own"]
+
+
 def input_size(i):
     """The page size (points) of input i: unique among inputs and edits, and far enough from the
     next that the pHYs rounding of a 72 dpi PNG (72.009 dpi) never makes two alike."""
@@ -107,7 +116,7 @@ def other_writer(folder, seed):
             if target in last:
                 save = last[target]
                 if len(old) < save["length"] or sha256(old[:save["length"]]) != save["sha256"]:
-                    record(cut=save, target=target, now=len(old), n=n)
+                    record(cut=save, target=target, now=len(old), n=n, own_only=only_own_cut(save, old))
                     del last[target]  # reported once
             if move == "pypdf-append":
                 out = io.BytesIO()
@@ -188,8 +197,13 @@ def other_writer(folder, seed):
             # last %%EOF begin with the revision's mark): recovery takes those bytes back.
             tail = new[new.rfind(b"%%EOF") + 5:] if b"%%EOF" in new else new
             unfinished = b"%PDFTrapper revision" in tail
+            # Or one written whole but not yet counted when a kill came (a copy of the file as the
+            # kill left it): recovery takes it back too, and with it only PDFTrapper's own bytes, so
+            # the file must still hold everything before its mark. Where that is, and those bytes.
+            mark = new.rfind(b"%PDFTrapper revision")
+            own = {"own_from": mark, "before_own": sha256(new[:mark])} if mark > 0 and new.count(b"%%EOF", mark) <= 1 else {}
             last[target] = record(target=target, move=move, polite=polite, length=len(new), sha256=sha256(new), n=n,
-                                  unfinished=unfinished,
+                                  unfinished=unfinished, **own,
                                   **({"lock_held": lock_held} if move == "pypdf-append" and not polite else {}))
         except Exception as error:  # a file the daemon is half-way through: pypdf may refuse it
             record(skipped=f"{type(error).__name__}: {error}"[:300], target=target, n=n)
@@ -425,7 +439,8 @@ def check(soak, settled, stopped, recovered):
         # The other writer's last save must still begin the file (the earlier ones it checked itself).
         if last and not (collisions and any(c["target"] == target and c["n"] > last[-1]["n"] for c in collisions)):
             if len(data) < last[-1]["length"] or sha256(data[:last[-1]["length"]]) != last[-1]["sha256"]:
-                cuts.append({"cut": last[-1], "target": target, "now": len(data), "n": None})
+                cuts.append({"cut": last[-1], "target": target, "now": len(data), "n": None,
+                             "own_only": only_own_cut(last[-1], data)})
     # An append made without the lock while a PDFTrapper revision was being written (its lock held)
     # is overwritten by that revision: the other program's own race, counted apart like its lost
     # updates. Every other cut (of a whole-file save, of a save under the lock, of an append made
@@ -434,8 +449,8 @@ def check(soak, settled, stopped, recovered):
     cuts = [c for c in cuts if not c["cut"].get("lock_held")]
     # A save that copied a PDFTrapper revision cut short by a kill (torn, after the last %%EOF):
     # recovery takes back those bytes, PDFTrapper's own, not the other program's.
-    taken_back = [c for c in cuts if c["cut"].get("unfinished")]
-    cuts = [c for c in cuts if not c["cut"].get("unfinished")]
+    taken_back = [c for c in cuts if c["cut"].get("unfinished") or c.get("own_only")]
+    cuts = [c for c in cuts if c not in taken_back]
 
     # Every committed page: in the final file, else in a file the other writer replaced. The last
     # such file with the page in the bytes it had at the path, and the save that replaced it,
@@ -573,7 +588,7 @@ def check(soak, settled, stopped, recovered):
     for cut in taken_back:
         save = cut["cut"]
         print(f"taken back: the other writer's save {save['n']} of {cut['target']} copied a PDFTrapper revision a kill "
-              f"had cut short; recovery took those bytes back")
+              f"had cut short or left uncounted; recovery took those bytes back, and only those")
     for name in kept_unfinished:
         print(f"kept by the other program: {name} is in its target twice, once from a revision a kill cut short "
               f"before it was counted, which a save without the lock kept")

@@ -224,18 +224,10 @@ public final class TargetStore {
     }
 
     /// Why the bytes after an unfinished append's start are not (only) its own, or nil when they
-    /// are. Its own: the file is the one it was appended to (`identity`), still begins with the
-    /// bytes it had (`before`), what follows begins
+    /// are. Its own: the file still begins with the bytes it had (`before`), what follows begins
     /// with the marker the append wrote first (or the zeros a power cut can leave), and the file
     /// either ends torn or ends with that same revision, complete but not yet counted.
     func foreignAfter(_ record: JournalRecord, _ target: String, _ length: Int) -> String? {
-        // Another file at the path: saved anew and renamed over it, even with the same bytes (a
-        // copy of the file as the crash left it, torn revision and all, is another program's save
-        // now). The inode alone: a GlusterFS client that recovers another host's append sees the
-        // same inode (the file's gfid) on a device of its own.
-        if let identity = record.identity, let now = folders.status(target), UInt64(now.st_ino) != identity.inode {
-            return "another program saved it anew"
-        }
         if let before = record.before, (try? TargetState.Span.read(target, base: 0, end: record.oldLength)) != before {
             return "another program saved it"
         }
