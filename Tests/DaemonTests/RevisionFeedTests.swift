@@ -115,6 +115,33 @@ import TrapperCore
         withExtendedLifetime(watched) {}
     }
 
+    /// The watch reads a file, then tells what it found; a change of this process may come in
+    /// between (seen on a busy machine: an edit found, the store's undo told, then the edit told
+    /// again as another process's, and the undo after it). What was read before the store moved the
+    /// file is stale and not told; what is read after is, when it is new.
+    @Test func aRevisionFoundBeforeThisProcessChangedTheFileIsNotToldAfterIt() throws {
+        let setup = try InboxTests.Setup(rules: Self.rules)
+        let recorder = Recorder()
+        let feed = RevisionFeed([recorder])
+        setup.rewire(revisions: feed)
+        let target = setup.config.library.root + "/All.pdf"
+        for (index, name) in ["a.jpg", "b.jpg"].enumerated() {
+            _ = try setup.drop(name, width: 200 + index)
+            #expect(setup.job.take([setup.arrival(name)]).map(\.result) == [.ingested])
+        }
+        try Self.turnFirstPage(setup.store, target)
+        let edited = Self.size(target)
+        // Read by the watch now, told only after the store's undo.
+        let readAt = feed.moves(target)
+        _ = try setup.store.undo(target: target)
+        feed.publish(RevisionCommitted(target: target, base: 0, end: edited, operation: "edit", elsewhere: true), readAt: readAt)
+        #expect(!recorder.told(target).contains { $0.hasSuffix("elsewhere") }, "\(recorder.told(target))")
+        // Another program's save read after the undo is told.
+        feed.publish(RevisionCommitted(target: target, base: 0, end: edited + 10, operation: "changed", elsewhere: true),
+                     readAt: feed.moves(target))
+        #expect(recorder.told(target).last == "changed \(edited + 10) elsewhere", "\(recorder.told(target))")
+    }
+
     @Test func revisionsOtherProcessesAndProgramsMakeAreFoundOnce() throws {
         let setup = try InboxTests.Setup(rules: Self.rules)
         let library = setup.config.library.root

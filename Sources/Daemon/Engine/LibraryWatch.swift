@@ -80,9 +80,10 @@ public final class LibraryWatch: @unchecked Sendable {
                     continue
                 }
                 deferred[path] = nil
+                let moves = feed.moves(path)
                 if let found = found(path) {
                     if sweeps { seen[path] = found.end }
-                    feed.publish(found)
+                    feed.publish(found, readAt: moves)
                 }
             }
         }

@@ -75,7 +75,9 @@ public protocol RevisionSubscriber {
 /// hear each revision once, in the order published, and must return at once.
 ///
 /// A revision is told once: one found that a store of this process is still making (its change
-/// under way) or that ends where the target's last told one ended is not told again.
+/// under way) or that ends where the target's last told one ended is not told again; nor one read
+/// before a change of this process's began or ended (the file has moved on since, and what it now
+/// ends with is told by the store, or found again from that change's own writes).
 public final class RevisionFeed: @unchecked Sendable {
     private let lock = NSLock()
     private var subscribers: [any RevisionSubscriber] = []
@@ -83,6 +85,8 @@ public final class RevisionFeed: @unchecked Sendable {
     private var told: [String: Int] = [:]
     /// Targets this process's stores are changing now, with how many changes each.
     private var changing: [String: Int] = [:]
+    /// Per target, how many times a change of this process's stores began or ended.
+    private var moves: [String: Int] = [:]
 
     public init(_ subscribers: [any RevisionSubscriber] = []) { self.subscribers = subscribers }
 
@@ -90,11 +94,13 @@ public final class RevisionFeed: @unchecked Sendable {
         lock.withLock { subscribers.append(subscriber) }
     }
 
-    /// Tells every subscriber of `event`, unless it was found and is already told or still being made.
-    public func publish(_ event: RevisionCommitted) {
+    /// Tells every subscriber of `event`, unless it was found and is already told, still being made,
+    /// or read before the target last moved (`readAt`: its `moves` when the file was read).
+    public func publish(_ event: RevisionCommitted, readAt: Int? = nil) {
         lock.lock()
         defer { lock.unlock() }
-        if event.elsewhere, changing[event.target, default: 0] > 0 || told[event.target] == event.end { return }
+        if event.elsewhere, changing[event.target, default: 0] > 0 || told[event.target] == event.end
+            || readAt.map({ $0 != moves[event.target, default: 0] }) == true { return }
         told[event.target] = event.end
         // Under the lock, so that every subscriber hears revisions in the order they were told.
         for subscriber in subscribers { subscriber.revisionCommitted(event) }
@@ -103,15 +109,23 @@ public final class RevisionFeed: @unchecked Sendable {
     /// Runs a store's change of `target`: revisions of it found meanwhile are this change's own,
     /// told by the store once it stands.
     func changing<T, Failure: Error>(_ target: String, _ body: () throws(Failure) -> T) throws(Failure) -> T {
-        lock.withLock { changing[target, default: 0] += 1 }
+        lock.withLock {
+            changing[target, default: 0] += 1
+            moves[target, default: 0] += 1
+        }
         defer {
             lock.withLock {
                 changing[target, default: 1] -= 1
                 if changing[target] == 0 { changing[target] = nil }
+                moves[target, default: 0] += 1
             }
         }
         return try body()
     }
+
+    /// How many times a change of `target` by this process's stores began or ended: read before a
+    /// file is, handed to `publish` with what was found in it.
+    public func moves(_ target: String) -> Int { lock.withLock { moves[target, default: 0] } }
 
     /// Where `target`'s last told revision ended, if one was told.
     public func lastTold(_ target: String) -> Int? { lock.withLock { told[target] } }
