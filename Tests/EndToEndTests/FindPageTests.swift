@@ -51,14 +51,7 @@ import Testing
     }
 
     /// Whether `point` lies inside the convex quadrilateral `quad` (or on it, within half a pixel).
-    static func inside(_ point: [Double], _ quad: [[Double]]) -> Bool {
-        let sides = (0..<4).map { i -> Double in
-            let (a, b) = (quad[i], quad[(i + 1) % 4])
-            let length = ((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1])).squareRoot()
-            return ((b[0] - a[0]) * (point[1] - a[1]) - (b[1] - a[1]) * (point[0] - a[0])) / length
-        }
-        return sides.allSatisfy { $0 >= -0.5 } || sides.allSatisfy { $0 <= 0.5 }
-    }
+    static func inside(_ point: [Double], _ quad: [[Double]]) -> Bool { outside([point], quad)[0] <= 0.5 }
 
     func pageSize(_ pdf: String) throws -> (Double, Double) {
         let info = try PDFReaders.succeeded("pdfinfo", [pdf], hint: "poppler-utils").text
