@@ -10,7 +10,9 @@
 // the caller's geometry); a side counts a step below STEP where the colours either side of it are
 // quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
-// faint sides); and the sides taken are moved out to enclose the edges they were fitted to
+// faint sides); one side without an edge counts by its crease where the other three are edges and
+// the sides meeting it turn there (foldShare: a notepad's or book's binding, a card's shadowed edge
+// on a table as white as it); and the sides taken are moved out to enclose the edges they were fitted to
 // (refine's envelope), so that a torn, wavy or bowed side is not cut through.
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
@@ -19,7 +21,8 @@
 //    texture for comparing regions.
 // 2. Candidates, as quadrilaterals in working pixels: Canny edges at three scales, LSD lines paired
 //    into quadrilaterals, and the outline of the bright, colourless region.
-// 3. Each judged by the colour step along its four sides; the best REFINED refitted to the edges.
+// 3. Each judged by the colour step along its four sides (one of them may be a fold instead); the
+//    best REFINED refitted to the edges.
 // 4. The best convincing one chosen (or a larger one holding it; none when it may be printed on a
 //    larger sheet), refined, moved out over any band of sheet along a side, each side moved out to
 //    the edge's outermost stretch, and widened by MARGIN.
@@ -63,6 +66,7 @@ constexpr double MARGIN = 0.003;   // the cut is widened by this share of the di
 constexpr size_t LINES_KEPT = 60;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
 constexpr size_t RUN = 5;          // edge points (2 px apart) in a row that make a stretch of edge, not a speck
+constexpr double RUNS_ON = 0.7;     // a side's edge carried on past a fold runs on straight when this much of it shows
 
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
@@ -496,7 +500,64 @@ struct Candidate {
     std::array<double, 4> step;
     double score;
     double area;  // share of the photo
+    int fold = -1;  // the side that is a book's fold, not an edge (its support is the crease's)
 };
+
+double stretchSupport(const Photo &photo, Point a, Point b, Point centre);
+
+/// The share of side `side` of `q` along which a crease runs: a line darker than the paper either
+/// side of it by QUIET or more, within 2 px of the side. A book's or notepad's page meets the next
+/// at its binding, paper against paper: no step, but the fold shows as a dark valley.
+double creaseShare(const Photo &photo, const Quad &q, int side) {
+    const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 4.0);
+    const int count = int(s.points.size());
+    constexpr int k = STRIPS, columns = 2 * k + 5;
+    cv::Mat xs(count, columns, CV_32F), ys(count, columns, CV_32F);
+    for (int r = 0; r < count; r++) {
+        setStrips(xs, ys, r, s.points[r], s.normal);
+        for (int c = -2; c <= 2; c++) {
+            xs.at<float>(r, 2 * k + c + 2) = float(s.points[r].x + c * s.normal.x);
+            ys.at<float>(r, 2 * k + c + 2) = float(s.points[r].y + c * s.normal.y);
+        }
+    }
+    const cv::Mat values = sample(photo.lab, xs, ys, cv::BORDER_REPLICATE);
+    int creased = 0;
+    for (int r = 0; r < count; r++) {
+        const cv::Vec3f *v = values.ptr<cv::Vec3f>(r);
+        float inside = 0, outside = 0, valley = std::numeric_limits<float>::infinity();
+        for (int c = 0; c < k; c++) {
+            inside += v[c][0] / k;
+            outside += v[k + c][0] / k;
+        }
+        for (int c = 2 * k; c < columns; c++) valley = std::min(valley, v[c][0]);
+        creased += valley <= std::min(inside, outside) - QUIET;
+    }
+    return double(creased) / count;
+}
+
+/// Side `side` of `q` as a book's fold: the crease's share of it, or 0. The other three sides are
+/// drawn by real edges, a crease runs along this one, and the two sides meeting it do not run on
+/// straight beyond it (the facing page's edges turn at the binding). A line printed across a sheet
+/// has the sheet's own edges running on straight past it, and is no fold.
+double foldShare(const Photo &photo, const Quad &q, int side, const std::array<double, 4> &support) {
+    for (int k = 1; k < 4; k++)
+        if (support[(side + k) % 4] < FRAMED) return 0;
+    const double share = creaseShare(photo, q, side);
+    if (share < FRAMED) return 0;
+    const Point centre = centreOf(q);
+    // the neighbour ending at corner `side`, and the one starting at corner `side + 1`, carried on
+    for (auto [from, to] : {std::pair{q[(side + 3) % 4], q[side]}, std::pair{q[(side + 2) % 4], q[(side + 1) % 4]}}) {
+        // a tenth of the side on, or up to the frame; a corner at the frame tells nothing
+        const Point d = (to - from) * (1.0 / std::max(1.0, std::hypot(to.x - from.x, to.y - from.y)));
+        double length = 0.1 * std::hypot(to.x - from.x, to.y - from.y);
+        if (d.x < 0) length = std::min(length, to.x / -d.x);
+        if (d.x > 0) length = std::min(length, (photo.w - 1 - to.x) / d.x);
+        if (d.y < 0) length = std::min(length, to.y / -d.y);
+        if (d.y > 0) length = std::min(length, (photo.h - 1 - to.y) / d.y);
+        if (length < 2 * FAR || stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON) return 0;
+    }
+    return share;
+}
 
 /// A candidate with its evidence and a score in 0-1; none when its shape rules it out.
 std::optional<Candidate> judge(const Photo &photo, const Quad &found, const std::string &source) {
@@ -510,6 +571,17 @@ std::optional<Candidate> judge(const Photo &photo, const Quad &found, const std:
         out.step[i] = sides[i].step;
         sum += out.support[i];
         least = std::min(least, out.support[i]);
+    }
+    // one side with no edge may be a book's fold
+    const int weakest = int(std::min_element(out.support.begin(), out.support.end()) - out.support.begin());
+    if (out.support[weakest] < FRAMED) {
+        const double fold = foldShare(photo, q, weakest, out.support);
+        if (fold > 0) {
+            sum += fold - out.support[weakest];
+            out.support[weakest] = fold;
+            out.fold = weakest;
+            least = *std::min_element(out.support.begin(), out.support.end());
+        }
     }
     out.score = 0.5 * (sum / 4) + 0.5 * least;
     return out;

@@ -199,6 +199,46 @@ import Testing
         #expect(lost.allSatisfy { $0 <= 0.003 * 2500 }, "corners \(lost) px outside the cut \(cut): the torn top cut through")
     }
 
+    /// Issue 42, point 1: the right page of an open notepad, its left page running off the frame. The
+    /// page meets the facing one at the binding, paper against paper: no colour step along that side,
+    /// only the crease. It counts as the side when the other three are real edges and the top and
+    /// bottom edges turn at it (the facing page's edges fan out); the corners are where they meet the
+    /// fold. Before, no candidate was convincing and the photo was left as it was.
+    @Test func aNotepadsPageIsFoundAtItsFold() throws {
+        let scratch = try world("find_page = true")
+        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
+                                         ["facing": true, "angle": 3, "tilt": 12, "size": [1500, 2000], "fill": 0.7, "shift": [130, 0]])
+        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
+        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
+        let cut = try cutCorners(out(scratch)).map { [$0[0] * 1500, $0[1] * 2000] }
+        for (found, truth) in zip(cut, drawn) {
+            #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
+        }
+        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the page \(drawn)")
+    }
+
+    /// The counterpart: a letter folded across and opened again, its bottom running off the frame. The
+    /// crease has paper either side and three real edges round it, as a notepad's fold has, but the
+    /// letter's own sides run on straight past it: it is no fold, and the letter is not cut along it
+    /// (left as it is, or cut with all of it that the photo shows).
+    @Test func aCreaseAcrossALetterIsNoFold() throws {
+        let scratch = try world("find_page = true")
+        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
+                                         ["crease": 0.75, "angle": -3, "tilt": 12, "size": [1500, 2000], "fill": 0.8, "shift": [0, 400]])
+        try #require(drawn[2][1] > 2000 && drawn[3][1] > 2000, "the letter's bottom is off the frame: \(drawn)")
+        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        guard run.stdout.contains("cropped") else { return }
+        let cut = try cutCorners(out(scratch)).map { [$0[0] * 1500, $0[1] * 2000] }
+        // where the letter's sides leave the frame at its bottom
+        func leaving(_ top: [Double], _ bottom: [Double]) -> [Double] {
+            let t = (1999 - top[1]) / (bottom[1] - top[1])
+            return [top[0] + (bottom[0] - top[0]) * t, 1999]
+        }
+        let shown = [drawn[0], drawn[1], leaving(drawn[1], drawn[2]), leaving(drawn[0], drawn[3])]
+        #expect(shown.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the letter \(shown)")
+    }
+
     @Test func aFlatScanIsNeverCroppedAndAPhotoWithoutASheetIsLeftAsItIs() throws {
         let scratch = try world("find_page = true")
         try PhotoScenes.make(scratch.path + "/scan.jpg", ["flat": true])

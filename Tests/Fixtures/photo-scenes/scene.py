@@ -11,7 +11,12 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           across the page between these shares of its height, "band_colour": its RGB,
                           "white_below": the share of the bottom side with white table below it,
                           "torn": the share of the page's height its torn top dips by in the middle,
-                          rising to the corners (most of the top edge lies below the corners)}
+                          rising to the corners (most of the top edge lies below the corners),
+                          "facing": true for an open book or notepad: a facing page, the same
+                          paper in its shade, joined to the sheet's left side at a creased fold,
+                          its top and bottom edges fanning out from the fold, "crease": a letter
+                          folded across at this share of its height and opened again: a grey crease
+                          across the page, between paragraphs}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON. Everything is drawn here; nothing is downloaded.
@@ -46,6 +51,10 @@ if spec.get("band"):
     # from and to these shares of the page's height: the paper above it is a quadrilateral too.
     top, bottom = spec["band"]
     draw.rectangle((0, round(top * ph), pw, round(bottom * ph)), fill=tuple(spec.get("band_colour", (30, 40, 90))))
+if spec.get("crease"):
+    at = round(spec["crease"] * ph)
+    draw.rectangle((0, at - ph // 25, pw, at + ph // 25), fill=(250, 250, 246))  # between paragraphs
+    draw.line((0, at, pw, at), fill=(150, 150, 144), width=3)
 if spec.get("torn"):
     # Torn off along a curve: the corners where they were, the top edge lower over most of its
     # length and rising to them over its last tenths (as a till roll tears), so a line fitted to the
@@ -104,9 +113,17 @@ if spec.get("sheet", True):
     subprocess.run(["convert", out + ".page.png", "-alpha", "set", "-virtual-pixel", "transparent",
                     "-define", f"distort:viewport={W}x{H}+0+0", "-distort", "Perspective", points, out + ".sheet.png"],
                    check=True)
+    if spec.get("facing"):
+        # The facing page, as wide again, its outer corners a quarter of the height higher and lower:
+        # the pages of an open book fan out from the binding.
+        facing = [(-pw / 2, -ph / 2), (-1.5 * pw, -0.75 * ph), (-1.5 * pw, 0.75 * ph), (-pw / 2, ph / 2)]
+        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in facing], fill=(248, 248, 242))
     sheet = Image.open(out + ".sheet.png").convert("RGBA")
     table.paste(sheet, (0, 0), sheet)
     os.unlink(out + ".sheet.png")
+    if spec.get("facing"):
+        # the fold: a shadowed crease where the pages meet
+        ImageDraw.Draw(table).line([corners[0], corners[3]], fill=(140, 140, 134), width=max(3, W // 400))
     if spec.get("white_right"):
         # A white board beside the sheet: from its right side (top right to bottom right corner) to the frame.
         (_, _), (rx, ry), (bx, by), (_, _) = corners
