@@ -12,7 +12,8 @@
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
 // faint sides); one side without an edge counts by its crease where the other three are edges and
 // the sides meeting it turn there (foldShare: a notepad's or book's binding, a card's shadowed edge
-// on a table as white as it); and the sides taken are moved out to enclose the edges they were fitted to
+// on a table as white as it); the print's outline swept out to the sheet's faint edges is a
+// candidate too (inkCandidates: a receipt on a white table); and the sides taken are moved out to enclose the edges they were fitted to
 // (refine's envelope), so that a torn, wavy or bowed side is not cut through.
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
@@ -20,7 +21,8 @@
 // 1. Photo: the working image smoothed, in Lab, grey and its gradients; a quarter-size Lab copy and
 //    texture for comparing regions.
 // 2. Candidates, as quadrilaterals in working pixels: Canny edges at three scales, LSD lines paired
-//    into quadrilaterals, and the outline of the bright, colourless region.
+//    into quadrilaterals, the outline of the bright, colourless region, and the print's outline
+//    swept out to the first edge beyond each of its sides.
 // 3. Each judged by the colour step along its four sides (one of them may be a fold instead); the
 //    best REFINED refitted to the edges.
 // 4. The best convincing one chosen (or a larger one holding it; none when it may be printed on a
@@ -66,6 +68,9 @@ constexpr double MARGIN = 0.003;   // the cut is widened by this share of the di
 constexpr size_t LINES_KEPT = 60;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
 constexpr size_t RUN = 5;          // edge points (2 px apart) in a row that make a stretch of edge, not a speck
+constexpr double SWEEP = 0.15;      // how far (share of the diagonal) a side of the print is swept out to the sheet's edge
+constexpr float NOISE = 4.0f;      // ... where the gradient across it stands this many times above its median along the way
+constexpr double INK = 12;         // how much darker than its surroundings (grey levels) print is
 constexpr double RUNS_ON = 0.7;     // a side's edge carried on past a fold runs on straight when this much of it shows
 
 constexpr double PI = CV_PI;
@@ -852,6 +857,89 @@ std::vector<Found> lineCandidates(const Photo &photo) {
     return out;
 }
 
+/// Each side of `seed` moved out to the first edge beyond it: per point along the side, the nearest
+/// offset (from just inside it out to the frame, or SWEEP of the diagonal) where the grey gradient
+/// runs across the side and stands out from the row's own (NOISE times its median, at least EDGE /
+/// 2); a line fitted to those points. None when a side finds an edge along less than a third of it.
+/// A faint edge (white paper on a white table) is found from inside, before any stronger one further
+/// out; what is taken is then judged like every other candidate.
+std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
+    const Point centre = centreOf(seed);
+    const int reach = int(SWEEP * photo.diagonal), start = 3;
+    const int width = reach - start + 1;
+    std::array<Line, 4> lines;
+    for (int i = 0; i < 4; i++) {
+        const SidePoints side = sideSamples(seed[i], seed[(i + 1) % 4], centre, 2.0, 0.05);
+        const Point n = side.normal;
+        const int count = int(side.points.size());
+        cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
+        for (int r = 0; r < count; r++)
+            for (int j = 0; j < width; j++) {
+                probeX.at<float>(r, j) = float(side.points[r].x + (start + j) * n.x);
+                probeY.at<float>(r, j) = float(side.points[r].y + (start + j) * n.y);
+            }
+        const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_CONSTANT);
+        const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_CONSTANT);
+        std::vector<cv::Point2f> found;
+        std::vector<float> across(width);
+        for (int r = 0; r < count; r++) {
+            int last = width;  // the frame ends the row
+            for (int j = 0; j < width; j++) {
+                const float x = probeX.at<float>(r, j), y = probeY.at<float>(r, j);
+                if (x < 0 || y < 0 || x > photo.w - 1 || y > photo.h - 1) {
+                    last = j;
+                    break;
+                }
+                const float u = gx.at<float>(r, j), v = gy.at<float>(r, j);
+                const float a = std::abs(u * float(n.x) + v * float(n.y)), along = std::abs(u * float(n.y) - v * float(n.x));
+                across[j] = a > 2 * along ? a : 0;
+            }
+            if (last < 3) continue;
+            const float needed = std::max(float(EDGE) / 2, NOISE * median(std::vector<float>(across.begin(), across.begin() + last)));
+            for (int j = 1; j + 1 < last; j++)
+                if (across[j] >= needed && across[j] >= across[j - 1] && across[j] >= across[j + 1]) {
+                    found.emplace_back(probeX.at<float>(r, j), probeY.at<float>(r, j));
+                    break;
+                }
+        }
+        if (found.size() * 3 < size_t(count) || found.size() < 6) return std::nullopt;
+        cv::Vec4f fit;
+        cv::fitLine(found, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
+        lines[i] = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
+    }
+    return cornersOf(lines);
+}
+
+/// The print's own outline swept out to the sheet's edges: the largest block of ink (darker than
+/// its surroundings, text lines run together), its least rectangle, each side moved out to the first
+/// edge beyond. Where the sheet's sides are too faint for Canny to close or LSD to draw (a white
+/// receipt on a white table), the print still shows where the sheet is.
+std::vector<Found> inkCandidates(const Photo &photo) {
+    const int block = std::max(15, std::min(photo.w, photo.h) / 20) | 1;
+    cv::Mat ink, joined, labels, stats, centroids;
+    cv::adaptiveThreshold(photo.grey, ink, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY_INV, block, INK);
+    const int gap = std::max(5, std::min(photo.w, photo.h) / 50);
+    cv::dilate(ink, joined, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(gap, gap)));
+    const int count = cv::connectedComponentsWithStats(joined, labels, stats, centroids, 8, CV_32S);
+    int largest = 0, most = 0;
+    for (int label = 1; label < count; label++)
+        if (stats.at<int>(label, cv::CC_STAT_AREA) > most) {
+            most = stats.at<int>(label, cv::CC_STAT_AREA);
+            largest = label;
+        }
+    if (largest == 0) return {};
+    std::vector<cv::Point> points;
+    for (int y = 0; y < ink.rows; y++)
+        for (int x = 0; x < ink.cols; x++)
+            if (ink.at<uchar>(y, x) && labels.at<int>(y, x) == largest) points.emplace_back(x, y);
+    if (points.size() < 50) return {};
+    cv::Point2f box[4];
+    cv::minAreaRect(points).points(box);
+    const auto swept = sweptOut(photo, order(Quad{box[0], box[1], box[2], box[3]}));
+    if (!swept || !plausible(order(*swept), photo.w, photo.h)) return {};
+    return {{"ink", order(*swept)}};
+}
+
 /// The outline of the bright, colourless region: paper is lighter and greyer than most tables.
 std::vector<Found> regionCandidates(const Photo &photo) {
     const cv::Mat &small = photo.smallLab;  // the Lab image at a quarter
@@ -1039,6 +1127,8 @@ std::vector<Candidate> candidates(const Photo &photo) {
             else {
                 raw = edgeCandidates(photo);
                 region = regionCandidates(photo);
+                const auto ink = inkCandidates(photo);
+                region.insert(region.end(), ink.begin(), ink.end());
             }
         }
     });

@@ -36,7 +36,6 @@ import TrapperCore
     static let misses: [String: String] = [
         "Breta01__handwriting-ocr/page02.jpg":
             "the right side bows out: the cut runs outside it, a corner 4.7 % off the marked one, nothing lost",
-        "aws-samples__amazon-textract-textractor/receipt_no_summary.png": "a long receipt on a white table, white on white: no candidate convincing (0.14)",
         "clovaai__donut/sample_image_cord_test_receipt_00004.png": "a crumpled receipt on handwritten pages in low light: no candidate convincing (0.26)",
         "lmmx__page-dewarp/finnish_cooking_a.jpg": "a book page: its binding edge is curved, a corner 4 % off",
         "mzucker__page_dewarp/linguistics_thesis_a.jpg": "a page filling the frame: no candidate convincing (0.60)",

@@ -10,6 +10,8 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           so that the sheet's right side shows no edge, "band": [from, to] a dark band
                           across the page between these shares of its height, "band_colour": its RGB,
                           "white_below": the share of the bottom side with white table below it,
+                          "cloth_below": true for a dark cloth from the sheet's bottom side down,
+                          "blur" and "grain": a soft focus and sensor noise, "quality": JPEG's,
                           "torn": the share of the page's height its torn top dips by in the middle,
                           rising to the corners (most of the top edge lies below the corners),
                           "facing": true for an open book or notepad: a facing page, the same
@@ -22,7 +24,7 @@ Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's
 photo as JSON. Everything is drawn here; nothing is downloaded.
 """
 import json, math, os, random, subprocess, sys
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 
 out, spec = sys.argv[1], json.loads(sys.argv[2])
 rng = random.Random(spec.get("seed", 7))
@@ -130,6 +132,12 @@ if spec.get("sheet", True):
         paper = Image.open(out + ".page.png").convert("RGB").getpixel((2, 2))
         ImageDraw.Draw(table).polygon([(rx, ry), (W, ry), (W, by), (bx, by)], fill=paper)
 
+    if spec.get("cloth_below"):
+        # A dark cloth from the sheet's bottom side down to the frame, its edge under the sheet's
+        # (a receipt lying at the table's edge): the sheet's faint sides run into a strong edge.
+        (_, _), (_, _), (bx, by), (lx, ly) = corners
+        ImageDraw.Draw(table).polygon([(lx - W, ly + (ly - by)), (bx + W, by - (ly - by)), (W, H), (0, H)], fill=(40, 32, 30))
+        table.paste(sheet, (0, 0), sheet)
     if spec.get("white_below"):
         # A white board below the sheet, under this share of its bottom side (from its left end) down
         # to the frame: there the bottom side shows no edge.
@@ -148,5 +156,10 @@ if spec.get("shadow"):
 # Uneven light: bright at the top, a fifth darker at the bottom, as under a window.
 light = Image.linear_gradient("L").resize((W, H)).point(lambda v: 255 - v // 5)
 table = Image.composite(table, Image.new("RGB", (W, H), (0, 0, 0)), light)
-table.save(out, quality=90)
+if spec.get("blur"):
+    # a phone's soft focus and its sensor's grain: a faint side breaks up into specks
+    table = table.filter(ImageFilter.GaussianBlur(spec["blur"]))
+    grain = Image.effect_noise((W, H), spec.get("grain", 4)).convert("RGB")
+    table = ImageChops.add(table, grain, 1.0, -128)
+table.save(out, quality=spec.get("quality", 90))
 print(json.dumps({"corners": corners}))
