@@ -1114,6 +1114,10 @@ Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
     return cornersOf(lines).value_or(q);
 }
 
+/// `q` refined twice: a side found too far from a bowed or faint edge to reach all of it reaches it
+/// from where the first fit put it.
+Quad refitted(const Photo &photo, const Quad &q) { return refine(photo, refine(photo, q)); }
+
 // --- the finder --------------------------------------------------------------------------------------
 
 /// Every candidate judged (duplicates of one already judged skipped), best first, the leaders refined.
@@ -1147,7 +1151,7 @@ std::vector<Candidate> candidates(const Photo &photo) {
     std::stable_sort(judged.begin(), judged.end(), [](const Candidate &a, const Candidate &b) { return a.score > b.score; });
     // refine the leaders: their corners then sit where the edges really are
     for (size_t i = 0; i < judged.size() && i < REFINED; i++) {
-        const auto refined = judge(photo, refine(photo, judged[i].quad), judged[i].source + "+refined");
+        const auto refined = judge(photo, refitted(photo, judged[i].quad), judged[i].source + "+refined");
         if (refined && refined->score >= judged[i].score - 0.02) {
             const Quad raw = judged[i].raw;
             judged[i] = *refined;
@@ -1552,7 +1556,7 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
     if (chosen >= 0 && found[chosen].source.find("refined") == std::string::npos) {
         // the one taken is refined too, even when it was not among the leaders
         const Candidate &best = found[chosen];
-        const auto refined = judge(photo, refine(photo, best.quad), best.source + "+refined");
+        const auto refined = judge(photo, refitted(photo, best.quad), best.source + "+refined");
         // in the list in place of its unrefined self, so that the list shows what was taken
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
