@@ -1,7 +1,7 @@
 // The sheet finder's OpenCV half (issue 42), ported from the research prototype
 // bench/sheet_prototype.py, which stays the reference: the same steps in the same order, the same
 // constants, and where numpy computed in 32-bit floats this does too (the thresholds see the same
-// numbers), so that both find the same candidates and take the same one. Since the port, six
+// numbers), so that both find the same candidates and take the same one. Since the port, these
 // things here are not in the prototype: Lab is computed here (labOf) rather than by OpenCV's 8-bit
 // conversion, whose first use costs a process 120-200 ms (the two differ by a step of 255 in some
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
@@ -11,10 +11,10 @@
 // quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
 // faint sides); one side without an edge counts by its crease where the other three are edges and
-// the sides meeting it turn there (foldShare: a notepad's or book's binding, a card's shadowed edge
-// on a table as white as it); the print's outline swept out to the sheet's faint edges is a
-// candidate too (inkCandidates: a receipt on a white table); and the sides taken are moved out to enclose the edges they were fitted to
-// (refine's envelope), so that a torn, wavy or bowed side is not cut through.
+// the sides meeting it, clear edges up to it, turn there (foldShare: a notepad's or book's binding);
+// the print's outline swept out to the sheet's faint edges is a candidate too (inkCandidates: a
+// receipt on a white table); and the sides taken are moved out to enclose the edges they were
+// fitted to (refine's envelope), so that a torn, wavy or bowed side is not cut through.
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -70,6 +70,7 @@ constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
 constexpr size_t RUN = 5;          // edge points (2 px apart) in a row that make a stretch of edge, not a speck
 constexpr double SWEEP = 0.15;      // how far (share of the diagonal) a side of the print is swept out to the sheet's edge
 constexpr float NOISE = 4.0f;      // ... where the gradient across it stands this many times above its median along the way
+constexpr float BAND_DROP = 40;    // ... past a band of print darker than the paper by this much (grey levels) that the paper follows
 constexpr double INK = 12;         // how much darker than its surroundings (grey levels) print is
 constexpr double RUNS_ON = 0.7;     // a side's edge carried on past a fold runs on straight when this much of it shows
 
@@ -511,39 +512,53 @@ struct Candidate {
 double stretchSupport(const Photo &photo, Point a, Point b, Point centre);
 
 /// The share of side `side` of `q` along which a crease runs: a line darker than the paper either
-/// side of it by QUIET or more, within 2 px of the side. A book's or notepad's page meets the next
-/// at its binding, paper against paper: no step, but the fold shows as a dark valley.
+/// side of it by QUIET or more, within 2 px of the side, with paper like the sheet's beyond it (the
+/// median colour of four points FAR to 4 FAR out within STEP of the strip just inside). A book's or
+/// notepad's page meets the next at its binding, paper against paper: no step, but the fold shows
+/// as a dark valley. A line of print near a sheet's end has the table soon beyond it.
 double creaseShare(const Photo &photo, const Quad &q, int side) {
     const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 4.0);
     const int count = int(s.points.size());
-    constexpr int k = STRIPS, columns = 2 * k + 5;
+    constexpr int k = STRIPS, reaches = 4, valley = 2 * k, far = valley + 5, columns = far + reaches;
     cv::Mat xs(count, columns, CV_32F), ys(count, columns, CV_32F);
     for (int r = 0; r < count; r++) {
-        setStrips(xs, ys, r, s.points[r], s.normal);
+        const Point p = s.points[r], n = s.normal;
+        setStrips(xs, ys, r, p, n);
         for (int c = -2; c <= 2; c++) {
-            xs.at<float>(r, 2 * k + c + 2) = float(s.points[r].x + c * s.normal.x);
-            ys.at<float>(r, 2 * k + c + 2) = float(s.points[r].y + c * s.normal.y);
+            xs.at<float>(r, valley + c + 2) = float(p.x + c * n.x);
+            ys.at<float>(r, valley + c + 2) = float(p.y + c * n.y);
+        }
+        for (int j = 1; j <= reaches; j++) {
+            xs.at<float>(r, far + j - 1) = float(p.x + j * FAR * n.x);
+            ys.at<float>(r, far + j - 1) = float(p.y + j * FAR * n.y);
         }
     }
     const cv::Mat values = sample(photo.lab, xs, ys, cv::BORDER_REPLICATE);
     int creased = 0;
     for (int r = 0; r < count; r++) {
         const cv::Vec3f *v = values.ptr<cv::Vec3f>(r);
-        float inside = 0, outside = 0, valley = std::numeric_limits<float>::infinity();
+        cv::Vec3f inside(0, 0, 0), beyond;
+        float outside = 0, darkest = std::numeric_limits<float>::infinity();
         for (int c = 0; c < k; c++) {
-            inside += v[c][0] / k;
+            inside += v[c] / float(k);
             outside += v[k + c][0] / k;
         }
-        for (int c = 2 * k; c < columns; c++) valley = std::min(valley, v[c][0]);
-        creased += valley <= std::min(inside, outside) - QUIET;
+        for (int c = valley; c < far; c++) darkest = std::min(darkest, v[c][0]);
+        for (int channel = 0; channel < 3; channel++) {
+            std::vector<float> along;
+            for (int j = 0; j < reaches; j++) along.push_back(v[far + j][channel]);
+            beyond[channel] = median(along);
+        }
+        creased += darkest <= std::min(inside[0], outside) - QUIET && cv::norm(beyond - inside) < STEP;
     }
     return double(creased) / count;
 }
 
 /// Side `side` of `q` as a book's fold: the crease's share of it, or 0. The other three sides are
-/// drawn by real edges, a crease runs along this one, and the two sides meeting it do not run on
-/// straight beyond it (the facing page's edges turn at the binding). A line printed across a sheet
-/// has the sheet's own edges running on straight past it, and is no fold.
+/// drawn by real edges, a crease runs along this one, and the two sides meeting it run up to it as
+/// clear edges (STEP) but do not run on straight beyond it (the facing page's edges turn at the
+/// binding). A crease across a sheet has the sheet's own edges running on straight past it, and is
+/// no fold; where those edges are too faint to tell (white on white), nothing is taken for one.
 double foldShare(const Photo &photo, const Quad &q, int side, const std::array<double, 4> &support) {
     for (int k = 1; k < 4; k++)
         if (support[(side + k) % 4] < FRAMED) return 0;
@@ -552,14 +567,17 @@ double foldShare(const Photo &photo, const Quad &q, int side, const std::array<d
     const Point centre = centreOf(q);
     // the neighbour ending at corner `side`, and the one starting at corner `side + 1`, carried on
     for (auto [from, to] : {std::pair{q[(side + 3) % 4], q[side]}, std::pair{q[(side + 2) % 4], q[(side + 1) % 4]}}) {
-        // a tenth of the side on, or up to the frame; a corner at the frame tells nothing
+        // a tenth of the side on, or up to the frame (a corner at the frame tells nothing), against as
+        // much of the side itself
         const Point d = (to - from) * (1.0 / std::max(1.0, std::hypot(to.x - from.x, to.y - from.y)));
         double length = 0.1 * std::hypot(to.x - from.x, to.y - from.y);
         if (d.x < 0) length = std::min(length, to.x / -d.x);
         if (d.x > 0) length = std::min(length, (photo.w - 1 - to.x) / d.x);
         if (d.y < 0) length = std::min(length, to.y / -d.y);
         if (d.y > 0) length = std::min(length, (photo.h - 1 - to.y) / d.y);
-        if (length < 2 * FAR || stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON) return 0;
+        if (length < 2 * FAR || stretchSupport(photo, to - d * length, to, centre) < RUNS_ON ||
+            stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON)
+            return 0;
     }
     return share;
 }
@@ -860,11 +878,14 @@ std::vector<Found> lineCandidates(const Photo &photo) {
 /// Each side of `seed` moved out to the first edge beyond it: per point along the side, the nearest
 /// offset (from just inside it out to the frame, or SWEEP of the diagonal) where the grey gradient
 /// runs across the side and stands out from the row's own (NOISE times its median, at least EDGE /
-/// 2); a line fitted to those points. None when a side finds an edge along less than a third of it.
+/// 2), past any dark band of print with the paper beyond it; a line fitted to those points. None
+/// when a side finds an edge along less than a third of it.
 /// A faint edge (white paper on a white table) is found from inside, before any stronger one further
 /// out; what is taken is then judged like every other candidate.
 std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
     const Point centre = centreOf(seed);
+    cv::Mat grey;
+    photo.grey.convertTo(grey, CV_32F);
     const int reach = int(SWEEP * photo.diagonal), start = 3;
     const int width = reach - start + 1;
     std::array<Line, 4> lines;
@@ -880,6 +901,7 @@ std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
             }
         const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_CONSTANT);
         const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_CONSTANT);
+        const cv::Mat levels = sample(grey, probeX, probeY, cv::BORDER_REPLICATE);
         std::vector<cv::Point2f> found;
         std::vector<float> across(width);
         for (int r = 0; r < count; r++) {
@@ -896,11 +918,25 @@ std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
             }
             if (last < 3) continue;
             const float needed = std::max(float(EDGE) / 2, NOISE * median(std::vector<float>(across.begin(), across.begin() + last)));
-            for (int j = 1; j + 1 < last; j++)
-                if (across[j] >= needed && across[j] >= across[j - 1] && across[j] >= across[j + 1]) {
-                    found.emplace_back(probeX.at<float>(r, j), probeY.at<float>(r, j));
-                    break;
+            const float *level = levels.ptr<float>(r), paper = level[0];
+            for (int j = 1; j + 1 < last; j++) {
+                if (!(across[j] >= needed && across[j] >= across[j - 1] && across[j] >= across[j + 1])) continue;
+                // a dark band printed along the sheet's end (a header bar): far darker than the paper,
+                // then the paper's own level again further out. Sweep on past it
+                int darkest = j;
+                for (int m = j; m < last; m++)
+                    if (level[m] < level[darkest]) darkest = m;
+                const float drop = paper - level[darkest];
+                int back = -1;
+                for (int m = darkest; m < last && back < 0; m++)
+                    if (drop >= BAND_DROP && level[m] >= paper - drop / 4) back = m;
+                if (back >= 0) {  // on from where the band's outer flank ends
+                    for (j = back; j + 1 < last && across[j + 1] >= needed;) j++;
+                    continue;
                 }
+                found.emplace_back(probeX.at<float>(r, j), probeY.at<float>(r, j));
+                break;
+            }
         }
         if (found.size() * 3 < size_t(count) || found.size() < 6) return std::nullopt;
         cv::Vec4f fit;
@@ -1114,10 +1150,6 @@ Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
     return cornersOf(lines).value_or(q);
 }
 
-/// `q` refined twice: a side found too far from a bowed or faint edge to reach all of it reaches it
-/// from where the first fit put it.
-Quad refitted(const Photo &photo, const Quad &q) { return refine(photo, refine(photo, q)); }
-
 // --- the finder --------------------------------------------------------------------------------------
 
 /// Every candidate judged (duplicates of one already judged skipped), best first, the leaders refined.
@@ -1151,7 +1183,7 @@ std::vector<Candidate> candidates(const Photo &photo) {
     std::stable_sort(judged.begin(), judged.end(), [](const Candidate &a, const Candidate &b) { return a.score > b.score; });
     // refine the leaders: their corners then sit where the edges really are
     for (size_t i = 0; i < judged.size() && i < REFINED; i++) {
-        const auto refined = judge(photo, refitted(photo, judged[i].quad), judged[i].source + "+refined");
+        const auto refined = judge(photo, refine(photo, judged[i].quad), judged[i].source + "+refined");
         if (refined && refined->score >= judged[i].score - 0.02) {
             const Quad raw = judged[i].raw;
             judged[i] = *refined;
@@ -1556,7 +1588,7 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
     if (chosen >= 0 && found[chosen].source.find("refined") == std::string::npos) {
         // the one taken is refined too, even when it was not among the leaders
         const Candidate &best = found[chosen];
-        const auto refined = judge(photo, refitted(photo, best.quad), best.source + "+refined");
+        const auto refined = judge(photo, refine(photo, best.quad), best.source + "+refined");
         // in the list in place of its unrefined self, so that the list shows what was taken
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }

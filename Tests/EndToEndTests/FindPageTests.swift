@@ -202,6 +202,24 @@ import Testing
         #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the receipt \(drawn)")
     }
 
+    /// A letter with a dark header bar across it, a little below its top, on a white table: the bar's
+    /// lower edge is a strong straight step with white paper under it, and a quadrilateral with it for
+    /// its top is convincing; the letter's own top, above the bar, steps by about 7. Before, the cut
+    /// ran along the bar and lost the top of the letter. The print's outline swept out passes the
+    /// bar (far darker than the paper, the paper again beyond it) and stops at the letter's top.
+    @Test func aHeaderBarOnAWhiteTableIsNotTakenForTheTop() throws {
+        let scratch = try world("find_page = true")
+        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
+                                         ["table": "white", "band": [0.143, 0.241], "angle": 17.8, "tilt": 23.4, "size": [1500, 2000], "fill": 0.68, "paper": [216, 279]])
+        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
+        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
+        let cut = try cutCorners(out(scratch)).map { [$0[0] * 1500, $0[1] * 2000] }
+        for (found, truth) in zip(cut, drawn) {
+            #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
+        }
+        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the letter \(drawn)")
+    }
+
     /// Issue 42, point 3: a till roll's top torn along a curve, rising to its corners over the last
     /// tenths: a line fitted to that edge runs through the paper, 1.2 % of the photo's diagonal below
     /// its corners. The side taken encloses the edge instead; the corners are kept (within 0.3 %, the
@@ -254,6 +272,22 @@ import Testing
         }
         let shown = [drawn[0], drawn[1], leaving(drawn[1], drawn[2]), leaving(drawn[0], drawn[3])]
         #expect(shown.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the letter \(shown)")
+    }
+
+    /// And where the letter lies whole on a white table: its sides step by about 7, too faint to tell
+    /// whether they run on past the crease, so the crease is taken for no fold and the letter is cut
+    /// whole, not along the crease (a fold once took half of it).
+    @Test func aCreasedLetterOnAWhiteTableIsCutWhole() throws {
+        let scratch = try world("find_page = true")
+        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
+                                         ["table": "white", "crease": 0.49, "angle": 3.2, "tilt": 4, "size": [2000, 1500], "fill": 0.9, "paper": [216, 279]])
+        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
+        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
+        let cut = try cutCorners(out(scratch)).map { [$0[0] * 2000, $0[1] * 1500] }
+        for (found, truth) in zip(cut, drawn) {
+            #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
+        }
+        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the letter \(drawn)")
     }
 
     @Test func aFlatScanIsNeverCroppedAndAPhotoWithoutASheetIsLeftAsItIs() throws {
