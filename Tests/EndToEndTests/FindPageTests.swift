@@ -274,6 +274,20 @@ import Testing
         #expect(shown.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the letter \(shown)")
     }
 
+    /// A receipt's last line of print with white board under the rest of its bottom side: the line has
+    /// paper either side and turns no edge past it, as a fold would, but the table lies close beyond
+    /// it. It is no fold: the receipt is not cut along its last line (a fold once lost the line).
+    @Test func aLastLineOfPrintIsNoFold() throws {
+        let scratch = try world("find_page = true")
+        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
+                                         ["white_below": 0.56, "angle": -20.8, "tilt": 25, "size": [2000, 1500], "fill": 0.82, "paper": [80, 230]])
+        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        guard run.stdout.contains("cropped") else { return }
+        let cut = try cutCorners(out(scratch)).map { [$0[0] * 2000, $0[1] * 1500] }
+        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the receipt \(drawn)")
+    }
+
     /// And where the letter lies whole on a white table: its sides step by about 7, too faint to tell
     /// whether they run on past the crease, so the crease is taken for no fold and the letter is cut
     /// whole, not along the crease (a fold once took half of it).
