@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""The sheet finder on many drawn phone photos (issue 42): seeded scenes from
+Tests/Fixtures/photo-scenes/scene.py (sheets of five papers on wood, cloth and white tables, turned,
+tilted, shadowed, with a header bar, a white board beside or below, a facing page at a fold, a crease,
+a cloth below, a torn top, soft focus, off-centre; photos without a sheet; flat scans), each judged
+against the corners it was drawn with. The real photos (bench/sheets.py) are few; these are many,
+and find what a change does to cases the real set lacks.
+
+Usage: bench/scenes.py [--library .build/vision/libPDFTrapperVision.so] [--against OTHER.so]
+                       [--seeds 1-4] [--per 40] [--list "CUT INTO,CROPPED"]
+
+With --against, a second build of the library (main's, say) is judged on the same scenes and every
+scene the two judge differently is listed: what a change to the finder gains and loses.
+
+Per scene: `right` (every corner within 2 % of the photo's diagonal, none more than 0.5 % outside
+the cut), `whole` (found, looser or off, nothing lost), `CUT INTO` (a drawn corner more than 0.5 %
+outside the cut: part of the sheet lost), `none` (left whole). A sheet partly off the frame is
+`partial` when found (nothing judged: what is in the photo must stay, which the corners cannot
+say). A photo without a sheet and a flat scan must be left alone; `CROPPED` when not.
+Needs OpenCV's Python binding and numpy, as bench/sheets.py.
+"""
+import argparse, json, math, os, random, subprocess, sys, tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+try:
+    import cv2  # noqa: F401 (sheets.finder_alone decodes with it)
+except ImportError as missing:
+    print(f"scenes: skipped, {missing.name} is missing (apt-get install python3-opencv)")
+    sys.exit(0)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import sheets  # noqa: E402 (the finder through ctypes, as bench/sheets.py calls it)
+
+SCENE = os.path.join(REPO, "Tests", "Fixtures", "photo-scenes", "scene.py")
+PAPERS = [[210, 297], [216, 279], [80, 230], [148, 210], [85.6, 54]]
+EXTRAS = ["", "", "band", "white_right", "white_below", "facing", "crease", "cloth_below", "torn", "nosheet", "flat",
+          "blur", "shift"]
+
+
+def specs(seed, per):
+    """`per` scenes of one seed: the same seed always draws the same scenes."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(per):
+        spec = {"size": rng.choice([[2000, 1500], [1500, 2000], [1600, 1200]]), "table": rng.choice(["wood", "cloth", "white"]),
+                "angle": rng.uniform(-25, 25), "tilt": rng.uniform(0, 30), "seed": n, "fill": rng.uniform(0.45, 0.95),
+                "shadow": rng.random() < 0.3, "paper": rng.choice(PAPERS)}
+        extra = rng.choice(EXTRAS)
+        if extra == "band":
+            spec["band"] = sorted([rng.uniform(0, 0.3), rng.uniform(0, 0.3)])
+        elif extra == "white_below":
+            spec["white_below"] = rng.uniform(0.2, 0.8)
+        elif extra == "crease":
+            spec["crease"] = rng.uniform(0.3, 0.8)
+        elif extra == "torn":
+            spec["torn"] = 0.03
+        elif extra == "nosheet":
+            spec["sheet"] = False
+        elif extra == "blur":
+            spec.update(blur=2, grain=4, quality=60)
+        elif extra == "shift":
+            spec["shift"] = [rng.uniform(-400, 400), rng.uniform(-400, 400)]
+        elif extra:
+            spec[extra] = True
+        out.append((f"{seed}/{n}", extra or "plain", spec))
+    return out
+
+
+def outside(point, quad):
+    """How far `point` lies outside the convex `quad` (0 inside)."""
+    cx, cy = sum(p[0] for p in quad) / 4, sum(p[1] for p in quad) / 4
+    worst = 0.0
+    for i in range(4):
+        (x1, y1), (x2, y2) = quad[i], quad[(i + 1) % 4]
+        length = math.hypot(x2 - x1, y2 - y1) or 1
+        nx, ny = -(y2 - y1) / length, (x2 - x1) / length
+        if nx * (cx - x1) + ny * (cy - y1) > 0:
+            nx, ny = -nx, -ny
+        worst = max(worst, nx * (point[0] - x1) + ny * (point[1] - y1))
+    return worst
+
+
+def verdict(spec, drawn, size, cut):
+    if spec.get("flat") or spec.get("sheet") is False:
+        return "CROPPED" if cut else "alone"
+    if not cut:
+        return "none"
+    width, height = size
+    if not all(0 <= x <= width - 1 and 0 <= y <= height - 1 for x, y in drawn):
+        return "partial"
+    diagonal = math.hypot(width, height)
+    if any(outside(p, cut) > 0.005 * diagonal for p in drawn):
+        return "CUT INTO"
+    worst = max(math.hypot(a - c, b - d) for (a, b), (c, d) in zip(cut, drawn)) / diagonal
+    return "right" if worst <= 0.02 else "whole"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--library", default=os.path.join(REPO, ".build", "vision", "libPDFTrapperVision.so"))
+    parser.add_argument("--against", help="a second build of the library, judged on the same scenes")
+    parser.add_argument("--seeds", default="1-4", help="FIRST-LAST")
+    parser.add_argument("--per", type=int, default=40, help="scenes per seed")
+    parser.add_argument("--list", default="CUT INTO,CROPPED", help="the verdicts whose scenes are listed (of this library)")
+    args = parser.parse_args()
+    if not os.path.exists(args.library):
+        sys.exit(f"scenes: {args.library} is missing (make {os.path.relpath(args.library, REPO)})")
+    first, _, last = args.seeds.partition("-")
+    scenes = [s for seed in range(int(first), int(last or first) + 1) for s in specs(seed, args.per)]
+    finders = [("this", sheets.finder_alone(args.library))]
+    if args.against:
+        finders.append(("against", sheets.finder_alone(args.against)))
+
+    with tempfile.TemporaryDirectory() as folder:
+        def draw(scene):
+            name, extra, spec = scene
+            path = os.path.join(folder, name.replace("/", "-") + ".jpg")
+            drawn = json.loads(subprocess.run(["python3", SCENE, path, json.dumps(spec)], check=True,
+                                              capture_output=True, text=True).stdout)["corners"]
+            return path, drawn
+        with ThreadPoolExecutor(2) as pool:  # ImageMagick draws; two cores
+            drawings = list(pool.map(draw, scenes))
+        counts = {label: {} for label, _ in finders}
+        differ, listed = [], []
+        for (name, extra, spec), (path, drawn) in zip(scenes, drawings):
+            size = cv2.imread(path).shape[1::-1]
+            judged = []
+            for label, find in finders:
+                cut, _ = find(path)
+                v = verdict(spec, drawn, size, cut)
+                counts[label][v] = counts[label].get(v, 0) + 1
+                judged.append(v)
+            if judged[0] in args.list.split(","):
+                listed.append(f"  {name:6s} {extra:11s} {spec['table']:5s} {str(spec['paper']):12s} {judged[0]}")
+            if len(set(judged)) > 1:
+                differ.append(f"  {name:6s} {extra:11s} {spec['table']:5s} {str(spec['paper']):12s} " +
+                              "  ".join(f"{label} {v}" for (label, _), v in zip(finders, judged)))
+    order = ["right", "whole", "partial", "none", "CUT INTO", "alone", "CROPPED"]
+    for label, _ in finders:
+        tally = ", ".join(f"{counts[label].get(k, 0)} {k}" for k in order)
+        print(f"scenes ({label}, {len(scenes)} drawn, seeds {args.seeds}): {tally}")
+    if listed:
+        print(f"{len(listed)} scenes {args.list.replace(',', ' or ')}:")
+        print("\n".join(listed))
+    if args.against:
+        print(f"{len(differ)} scenes judged differently:")
+        print("\n".join(differ))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
