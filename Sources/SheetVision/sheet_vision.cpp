@@ -509,7 +509,7 @@ struct Candidate {
     int fold = -1;  // the side that is a book's fold, not an edge (its support is the crease's)
 };
 
-double stretchSupport(const Photo &photo, Point a, Point b, Point centre);
+double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool quiet = false);
 
 /// The share of side `side` of `q` along which a crease runs: a line darker than the paper either
 /// side of it by QUIET or more, within 2 px of the side, with paper like the sheet's beyond it (the
@@ -1431,9 +1431,10 @@ std::optional<Line> outerEdge(const Photo &photo, const cv::Mat &lx, const cv::M
 double colourDistance(cv::Vec3f u, cv::Vec3f v) { return cv::norm(u - v); }
 
 /// The share of the stretch from `a` to `b` (nothing trimmed) where the sheet's edge runs: the colour
-/// steps by STEP or more between the strips NEAR..FAR inside and outside (away from `centre`) and a
-/// grey edge runs along it, as evidence() asks of a side.
-double stretchSupport(const Photo &photo, Point a, Point b, Point centre) {
+/// steps by STEP or more (with `quiet`, by what stepNeeded asks where the strips' colours are quiet)
+/// between the strips NEAR..FAR inside and outside (away from `centre`) and a grey edge runs along
+/// it, as evidence() asks of a side.
+double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool quiet) {
     const Point d = b - a;
     const double length = std::hypot(d.x, d.y);
     if (length < 1) return 0;
@@ -1453,6 +1454,7 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre) {
     const cv::Mat values = sample(photo.lab, stripX, stripY, cv::BORDER_REPLICATE);
     const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_REPLICATE);
     const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_REPLICATE);
+    const double needed = quiet ? stepNeeded(values, 0, count) : STEP;
     int supported = 0;
     for (int r = 0; r < count; r++) {
         cv::Vec3f inside(0, 0, 0), outside(0, 0, 0);
@@ -1466,7 +1468,7 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre) {
             const float across = std::abs(x * float(n.x) + y * float(n.y)), along = std::abs(x * float(n.y) - y * float(n.x));
             aligned = aligned || (across > 2 * along && across >= EDGE);
         }
-        supported += aligned && cv::norm(inside - outside) / k >= STEP;
+        supported += aligned && cv::norm(inside - outside) / k >= needed;
     }
     return double(supported) / count;
 }
@@ -1516,10 +1518,11 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
         if (!corners) continue;
         // a neighbouring side's edge runs on across the band, from the old corner to the new: an
         // object lying along the sheet, longer than it, has more of itself on both sides there. One
-        // such end will do: the other may be lost in a curl, a fold or a rounded corner
+        // such end will do: the other may be lost in a curl, a fold or a rounded corner. By the step a
+        // side needs where the colours are quiet: on a white table the sheet's sides step by 5-10
         const Point middle = centreOf(*corners);
-        const double before = stretchSupport(photo, q[i], (*corners)[i], middle),
-                     after = stretchSupport(photo, q[(i + 1) % 4], (*corners)[(i + 1) % 4], middle);
+        const double before = stretchSupport(photo, q[i], (*corners)[i], middle, true),
+                     after = stretchSupport(photo, q[(i + 1) % 4], (*corners)[(i + 1) % 4], middle, true);
 #ifdef SHEET_DEBUG
         std::fprintf(stderr, "  continued %.2f %.2f\n", before, after);
 #endif
