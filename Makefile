@@ -38,6 +38,8 @@ bench: build
 	python3 bench/events.py $(BIN)
 	python3 bench/multihost.py $(BIN)
 	python3 bench/search.py $(BIN)
+	$(MAKE) --no-print-directory .build/vision/libPDFTrapperVision.so
+	python3 bench/scenes.py
 
 # libFuzzer on every parser (fuzz/README.md): SECONDS each, default 30.
 SECONDS ?= 30
