@@ -68,11 +68,11 @@ constexpr double MARGIN = 0.003;   // the cut is widened by this share of the di
 constexpr size_t LINES_KEPT = 60;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
 constexpr size_t RUN = 5;          // edge points (2 px apart) in a row that make a stretch of edge, not a speck
-constexpr double SWEEP = 0.15;      // how far (share of the diagonal) a side of the print is swept out to the sheet's edge
+constexpr double SWEEP = 0.15;     // how far (share of the diagonal) a side of the print is swept out to the sheet's edge
 constexpr float NOISE = 4.0f;      // ... where the gradient across it stands this many times above its median along the way
 constexpr float BAND_DROP = 40;    // ... past a band of print darker than the paper by this much (grey levels) that the paper follows
 constexpr double INK = 12;         // how much darker than its surroundings (grey levels) print is
-constexpr double RUNS_ON = 0.7;     // a side's edge carried on past a fold runs on straight when this much of it shows
+constexpr double RUNS_ON = 0.7;    // a side's edge carried on past a fold runs on straight when this much of it shows
 
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
@@ -876,12 +876,12 @@ std::vector<Found> lineCandidates(const Photo &photo) {
 }
 
 /// Each side of `seed` moved out to the first edge beyond it: per point along the side, the nearest
-/// offset (from just inside it out to the frame, or SWEEP of the diagonal) where the grey gradient
-/// runs across the side and stands out from the row's own (NOISE times its median, at least EDGE /
-/// 2), past any dark band of print with the paper beyond it; a line fitted to those points. None
-/// when a side finds an edge along less than a third of it.
-/// A faint edge (white paper on a white table) is found from inside, before any stronger one further
-/// out; what is taken is then judged like every other candidate.
+/// offset (from 3 px out, past the print's own edges, to the frame or SWEEP of the diagonal) where
+/// the grey gradient runs across the side and stands out from the row's own (NOISE times its median,
+/// at least EDGE / 2), past any dark band of print with the paper beyond it; a line fitted to those
+/// points. None when a side finds an edge along less than a third of it. A faint edge (white paper
+/// on a white table) is found from inside, before any stronger one further out; what is taken is
+/// then judged like every other candidate.
 std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
     const Point centre = centreOf(seed);
     cv::Mat grey;
@@ -923,13 +923,11 @@ std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
                 if (!(across[j] >= needed && across[j] >= across[j - 1] && across[j] >= across[j + 1])) continue;
                 // a dark band printed along the sheet's end (a header bar): far darker than the paper,
                 // then the paper's own level again further out. Sweep on past it
-                int darkest = j;
-                for (int m = j; m < last; m++)
-                    if (level[m] < level[darkest]) darkest = m;
+                const int darkest = int(std::min_element(level + j, level + last) - level);
                 const float drop = paper - level[darkest];
                 int back = -1;
-                for (int m = darkest; m < last && back < 0; m++)
-                    if (drop >= BAND_DROP && level[m] >= paper - drop / 4) back = m;
+                for (int m = darkest; drop >= BAND_DROP && m < last && back < 0; m++)
+                    if (level[m] >= paper - drop / 4) back = m;
                 if (back >= 0) {  // on from where the band's outer flank ends
                     for (j = back; j + 1 < last && across[j + 1] >= needed;) j++;
                     continue;
