@@ -170,19 +170,39 @@ import Testing
         }.map { max(0, $0) }
     }
 
-    /// Issue 42, point 1: a white sheet on a smooth light table steps by about 7 in colour along its
-    /// sides, below the 10 that counts on wood or cloth, whose colours move by as much from one point
-    /// to the next. Where the table and the paper are that quiet, the step counts: the sheet is found.
-    @Test func aWhiteSheetOnAWhiteTableIsFound() throws {
+    /// A drawn scene (`scene.py`'s spec, its "size" given) ingested with `find_page = true`: the
+    /// sheet's corners as drawn, the corners the page was cut along (photo pixels; nil when the photo
+    /// was left whole) and the ingest's run.
+    func photographed(_ spec: [String: Any]) throws -> (drawn: [[Double]], cut: [[Double]]?, run: Run) {
         let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg", ["table": "white", "angle": 6, "tilt": 18, "size": [2000, 1500]])
+        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg", spec)
         let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.stdout.contains("find_page: A4 sheet found"), "\(run.stdout)")
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 2000, $0[1] * 1500] }
+        try #require(run.status == 0, "\(run.stderr)")
+        guard run.stdout.contains("cropped") else { return (drawn, nil, run) }
+        let size = try #require((spec["size"] as? [Int])?.map(Double.init) ?? spec["size"] as? [Double])
+        return (drawn, try cutCorners(out(scratch)).map { [$0[0] * size[0], $0[1] * size[1]] }, run)
+    }
+
+    /// The photo was cut along the drawn sheet: every corner within 1 % of the diagonal (2,500 px) of
+    /// the drawn one, and none of the sheet outside the cut.
+    func expectCutAlong(_ drawn: [[Double]], _ cut: [[Double]]?, _ run: Run) {
+        guard let cut else {
+            Issue.record("the photo was left whole: \(run.stdout)")
+            return
+        }
         for (found, truth) in zip(cut, drawn) {
             #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
         }
         #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the sheet \(drawn)")
+    }
+
+    /// Issue 42, point 1: a white sheet on a smooth light table steps by about 7 in colour along its
+    /// sides, below the 10 that counts on wood or cloth, whose colours move by as much from one point
+    /// to the next. Where the table and the paper are that quiet, the step counts: the sheet is found.
+    @Test func aWhiteSheetOnAWhiteTableIsFound() throws {
+        let (drawn, cut, run) = try photographed(["table": "white", "angle": 6, "tilt": 18, "size": [2000, 1500]])
+        #expect(run.stdout.contains("find_page: A4 sheet found"), "\(run.stdout)")
+        expectCutAlong(drawn, cut, run)
     }
 
     /// Issue 42, point 1: a receipt on a white table, lying at its edge with a dark cloth below. Its
@@ -190,16 +210,8 @@ import Testing
     /// and before, no candidate was convincing. The print's outline, swept out to the first edge
     /// beyond each of its sides, finds the receipt.
     @Test func aReceiptOnAWhiteTableAtItsEdgeIsFoundFromItsPrint() throws {
-        let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
-                                         ["table": "white", "paper": [80, 230], "angle": 4, "tilt": 15, "size": [1500, 2000], "cloth_below": true])
-        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 1500, $0[1] * 2000] }
-        for (found, truth) in zip(cut, drawn) {
-            #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
-        }
-        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the receipt \(drawn)")
+        let (drawn, cut, run) = try photographed(["table": "white", "paper": [80, 230], "angle": 4, "tilt": 15, "size": [1500, 2000], "cloth_below": true])
+        expectCutAlong(drawn, cut, run)
     }
 
     /// A letter with a dark header bar across it, a little below its top, on a white table: the bar's
@@ -208,16 +220,8 @@ import Testing
     /// ran along the bar and lost the top of the letter. The print's outline swept out passes the
     /// bar (far darker than the paper, the paper again beyond it) and stops at the letter's top.
     @Test func aHeaderBarOnAWhiteTableIsNotTakenForTheTop() throws {
-        let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
-                                         ["table": "white", "band": [0.143, 0.241], "angle": 17.8, "tilt": 23.4, "size": [1500, 2000], "fill": 0.68, "paper": [216, 279]])
-        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 1500, $0[1] * 2000] }
-        for (found, truth) in zip(cut, drawn) {
-            #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
-        }
-        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the letter \(drawn)")
+        let (drawn, cut, run) = try photographed(["table": "white", "band": [0.143, 0.241], "angle": 17.8, "tilt": 23.4, "size": [1500, 2000], "fill": 0.68, "paper": [216, 279]])
+        expectCutAlong(drawn, cut, run)
     }
 
     /// A wide header bar on a small A4 on a white table: the bar's lower edge makes a convincing top,
@@ -226,13 +230,9 @@ import Testing
     /// and the paper are that quiet (as along any side); before, they needed 10, and the cut ran along
     /// the bar, losing the letter's top.
     @Test func aWideHeaderBarOnAWhiteTableIsKept() throws {
-        let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
-                                         ["table": "white", "band": [0.068, 0.263], "angle": -16.3, "tilt": 23.9, "size": [1600, 1200], "fill": 0.46, "paper": [210, 297]])
-        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 1600, $0[1] * 1200] }
-        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the letter \(drawn)")
+        let (drawn, cut, run) = try photographed(["table": "white", "band": [0.068, 0.263], "angle": -16.3, "tilt": 23.9, "size": [1600, 1200], "fill": 0.46, "paper": [210, 297]])
+        let taken = try #require(cut, "the photo was left whole: \(run.stdout)")
+        #expect(drawn.allSatisfy { Self.inside($0, taken) }, "the cut \(taken) leaves out part of the letter \(drawn)")
     }
 
     /// Issue 42, point 3: a till roll's top torn along a curve, rising to its corners over the last
@@ -240,11 +240,8 @@ import Testing
     /// its corners. The side taken encloses the edge instead; the corners are kept (within 0.3 %, the
     /// blur of a torn tip).
     @Test func aTornTopIsNotCutThrough() throws {
-        let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg", ["torn": 0.03, "angle": -4, "tilt": 15, "size": [2000, 1500]])
-        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 2000, $0[1] * 1500] }
+        let (drawn, taken, run) = try photographed(["torn": 0.03, "angle": -4, "tilt": 15, "size": [2000, 1500]])
+        let cut = try #require(taken, "the photo was left whole: \(run.stdout)")
         let lost = Self.outside(drawn, cut)
         #expect(lost.allSatisfy { $0 <= 0.003 * 2500 }, "corners \(lost) px outside the cut \(cut): the torn top cut through")
     }
@@ -255,16 +252,8 @@ import Testing
     /// bottom edges turn at it (the facing page's edges fan out); the corners are where they meet the
     /// fold. Before, no candidate was convincing and the photo was left as it was.
     @Test func aNotepadsPageIsFoundAtItsFold() throws {
-        let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
-                                         ["facing": true, "angle": 3, "tilt": 12, "size": [1500, 2000], "fill": 0.7, "shift": [130, 0]])
-        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 1500, $0[1] * 2000] }
-        for (found, truth) in zip(cut, drawn) {
-            #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
-        }
-        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the page \(drawn)")
+        let (drawn, cut, run) = try photographed(["facing": true, "angle": 3, "tilt": 12, "size": [1500, 2000], "fill": 0.7, "shift": [130, 0]])
+        expectCutAlong(drawn, cut, run)
     }
 
     /// The counterpart: a letter folded across and opened again, its bottom running off the frame. The
@@ -272,14 +261,9 @@ import Testing
     /// letter's own sides run on straight past it: it is no fold, and the letter is not cut along it
     /// (left as it is, or cut with all of it that the photo shows).
     @Test func aCreaseAcrossALetterIsNoFold() throws {
-        let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
-                                         ["crease": 0.75, "angle": -3, "tilt": 12, "size": [1500, 2000], "fill": 0.8, "shift": [0, 400]])
+        let (drawn, taken, _) = try photographed(["crease": 0.75, "angle": -3, "tilt": 12, "size": [1500, 2000], "fill": 0.8, "shift": [0, 400]])
         try #require(drawn[2][1] > 2000 && drawn[3][1] > 2000, "the letter's bottom is off the frame: \(drawn)")
-        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.status == 0, "\(run.stderr)")
-        guard run.stdout.contains("cropped") else { return }
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 1500, $0[1] * 2000] }
+        guard let cut = taken else { return }  // left whole: nothing lost
         // where the letter's sides leave the frame at its bottom
         func leaving(_ top: [Double], _ bottom: [Double]) -> [Double] {
             let t = (1999 - top[1]) / (bottom[1] - top[1])
@@ -293,13 +277,8 @@ import Testing
     /// paper either side and turns no edge past it, as a fold would, but the table lies close beyond
     /// it. It is no fold: the receipt is not cut along its last line (a fold once lost the line).
     @Test func aLastLineOfPrintIsNoFold() throws {
-        let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
-                                         ["white_below": 0.56, "angle": -20.8, "tilt": 25, "size": [2000, 1500], "fill": 0.82, "paper": [80, 230]])
-        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.status == 0, "\(run.stderr)")
-        guard run.stdout.contains("cropped") else { return }
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 2000, $0[1] * 1500] }
+        let (drawn, cut, _) = try photographed(["white_below": 0.56, "angle": -20.8, "tilt": 25, "size": [2000, 1500], "fill": 0.82, "paper": [80, 230]])
+        guard let cut else { return }  // left whole: nothing lost
         #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the receipt \(drawn)")
     }
 
@@ -307,16 +286,8 @@ import Testing
     /// whether they run on past the crease, so the crease is taken for no fold and the letter is cut
     /// whole, not along the crease (a fold once took half of it).
     @Test func aCreasedLetterOnAWhiteTableIsCutWhole() throws {
-        let scratch = try world("find_page = true")
-        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg",
-                                         ["table": "white", "crease": 0.49, "angle": 3.2, "tilt": 4, "size": [2000, 1500], "fill": 0.9, "paper": [216, 279]])
-        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
-        #expect(run.stdout.contains("perspective undone and cropped"), "\(run.stdout)")
-        let cut = try cutCorners(out(scratch)).map { [$0[0] * 2000, $0[1] * 1500] }
-        for (found, truth) in zip(cut, drawn) {
-            #expect(abs(found[0] - truth[0]) + abs(found[1] - truth[1]) < 0.01 * 2500, "cut at \(found), the corner is at \(truth)")
-        }
-        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the letter \(drawn)")
+        let (drawn, cut, run) = try photographed(["table": "white", "crease": 0.49, "angle": 3.2, "tilt": 4, "size": [2000, 1500], "fill": 0.9, "paper": [216, 279]])
+        expectCutAlong(drawn, cut, run)
     }
 
     @Test func aFlatScanIsNeverCroppedAndAPhotoWithoutASheetIsLeftAsItIs() throws {
