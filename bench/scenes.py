@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import sheets  # noqa: E402 (the finder through ctypes, as bench/sheets.py calls it)
+import evaluate  # noqa: E402 (its rule for a corner lost outside a cut; sheets.py puts it on the path)
 
 SCENE = os.path.join(REPO, "Tests", "Fixtures", "photo-scenes", "scene.py")
 PAPERS = [[210, 297], [216, 279], [80, 230], [148, 210], [85.6, 54]]
@@ -68,20 +69,6 @@ def specs(seed, per):
     return out
 
 
-def outside(point, quad):
-    """How far `point` lies outside the convex `quad` (0 inside)."""
-    cx, cy = sum(p[0] for p in quad) / 4, sum(p[1] for p in quad) / 4
-    worst = 0.0
-    for i in range(4):
-        (x1, y1), (x2, y2) = quad[i], quad[(i + 1) % 4]
-        length = math.hypot(x2 - x1, y2 - y1) or 1
-        nx, ny = -(y2 - y1) / length, (x2 - x1) / length
-        if nx * (cx - x1) + ny * (cy - y1) > 0:
-            nx, ny = -nx, -ny
-        worst = max(worst, nx * (point[0] - x1) + ny * (point[1] - y1))
-    return worst
-
-
 def verdict(spec, drawn, size, cut):
     if spec.get("flat") or spec.get("sheet") is False:
         return "CROPPED" if cut else "alone"
@@ -91,7 +78,7 @@ def verdict(spec, drawn, size, cut):
     if not all(0 <= x <= width - 1 and 0 <= y <= height - 1 for x, y in drawn):
         return "partial"
     diagonal = math.hypot(width, height)
-    if any(outside(p, cut) > 0.005 * diagonal for p in drawn):
+    if not all(evaluate.inside(p, cut, evaluate.MARK_TOLERANCE * diagonal) for p in drawn):
         return "CUT INTO"
     worst = max(math.hypot(a - c, b - d) for (a, b), (c, d) in zip(cut, drawn)) / diagonal
     return "right" if worst <= 0.02 else "whole"
