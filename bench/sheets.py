@@ -105,28 +105,32 @@ def plain_ingest(binary):
     return run
 
 
-def finder_alone(library):
+def finder_alone(library, outline=False):
     """The finder of find_page without the rest of an ingest: libPDFTrapperVision.so (as `make
     install` builds it) called through ctypes on the photo decoded by OpenCV as the tutorial
     detector decodes it, so that the two times differ only in the finding. Issue 42's time measure:
-    "finding the sheet ... decode included"."""
+    "finding the sheet ... decode included". With `outline`, each run gives a third value: the
+    polygon the sheet was cut along (its outline's points where its sides bow, else its corners)."""
     import ctypes
 
     class Candidate(ctypes.Structure):
         _fields_ = [("corners", ctypes.c_double * 8), ("score", ctypes.c_double), ("support", ctypes.c_double * 4),
                     ("step", ctypes.c_double * 4), ("area", ctypes.c_double), ("source", ctypes.c_char * 32)]
 
-    class Result(ctypes.Structure):
-        _fields_ = [("chosen", ctypes.c_int), ("passed_over", ctypes.c_int), ("held_back", ctypes.c_int), ("framing", ctypes.c_int),
-                    ("count", ctypes.c_int), ("judged", ctypes.c_int), ("accept", ctypes.c_double), ("cut", ctypes.c_double * 8),
-                    ("candidates", Candidate * 12)]
-
-    INTERFACE = 3  # sheet_vision.h's PTCV_INTERFACE, which this layout is of
+    head = [("chosen", ctypes.c_int), ("passed_over", ctypes.c_int), ("held_back", ctypes.c_int), ("framing", ctypes.c_int),
+            ("count", ctypes.c_int), ("judged", ctypes.c_int), ("accept", ctypes.c_double), ("cut", ctypes.c_double * 8)]
+    SIDE_POINTS = 17  # sheet_vision.h's PTCV_SIDE_POINTS
+    # sheet_vision.h's PTCV_INTERFACE and the result's layout in it: 4 (this one's), and 3 (without
+    # the outline) to measure against a library built before it
+    layouts = {4: head + [("outlined", ctypes.c_int), ("outline", ctypes.c_double * (2 * SIDE_POINTS) * 4),
+                          ("candidates", Candidate * 12)],
+               3: head + [("candidates", Candidate * 12)]}
 
     Plausible = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
     vision = ctypes.CDLL(library)
-    if vision.ptcv_interface() != INTERFACE:
-        sys.exit(f"sheets: {library} is of interface {vision.ptcv_interface()}, this reads interface {INTERFACE}")
+    if vision.ptcv_interface() not in layouts:
+        sys.exit(f"sheets: {library} is of interface {vision.ptcv_interface()}, this reads interfaces {sorted(layouts)}")
+    Result = type("Result", (ctypes.Structure,), {"_fields_": layouts[vision.ptcv_interface()]})
     vision.ptcv_find_sheet.restype = ctypes.c_int
     vision.ptcv_find_sheet.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                        Plausible, ctypes.c_void_p, ctypes.POINTER(Result), ctypes.c_char_p, ctypes.c_size_t]
@@ -148,9 +152,14 @@ def finder_alone(library):
                                   ctypes.byref(result), error, len(error)) != 0:
             raise RuntimeError(error.value.decode())
         if result.chosen < 0:
-            return None, None
+            return (None, None, None) if outline else (None, None)
         corners = [(result.cut[2 * i], result.cut[2 * i + 1]) for i in range(4)]
-        return corners, None  # the proportions are the Swift side's: this column is judged on its corners
+        if not outline:
+            return corners, None  # the proportions are the Swift side's: this column is judged on its corners
+        if not getattr(result, "outlined", 0):
+            return corners, None, corners
+        # each side's points but its last, the next side's first
+        return corners, None, [(side[2 * j], side[2 * j + 1]) for side in result.outline for j in range(SIDE_POINTS - 1)]
     return run
 
 

@@ -52,15 +52,21 @@ public enum PageProcessor {
         var paperResolution: ImageResolution? = nil
         let photoDPI = dpi
         var cutAlong = KeptPhoto.wholePhoto
+        var outlined: [[SheetGeometry.Point]]? = nil
         var suggested: [SheetGeometry.Point]? = nil
         func fractions(_ corners: [SheetGeometry.Point]) -> [SheetGeometry.Point] {
             corners.map { SheetGeometry.Point(min(1, max(0, ($0.x + 0.5) / photoWidth)), min(1, max(0, ($0.y + 0.5) / photoHeight))) }
         }
+        // an outline as it was cut, a side's margin beyond the frame included
+        func unclamped(_ points: [SheetGeometry.Point]) -> [SheetGeometry.Point] {
+            points.map { SheetGeometry.Point(($0.x + 0.5) / photoWidth, ($0.y + 0.5) / photoHeight) }
+        }
         if steps.findPage {
             switch try PhotoSheet.find(pix, dpi: dpi, focal35: page.focal35) {
-            case .found(let sheet, let sheetDPI, let resolution, let corners, let note):
+            case .found(let sheet, let sheetDPI, let resolution, let corners, let outline, let note):
                 (pix, dpi, paperResolution, changed) = (sheet, sheetDPI, resolution, true)
                 cutAlong = fractions(corners)
+                outlined = outline.map { $0.map(unclamped) }
                 result.notes.append(note)
             case .leftAsItIs(let note, let suggestion):
                 result.notes += note.map { [$0] } ?? []
@@ -138,7 +144,7 @@ public enum PageProcessor {
             let kept = KeptPhoto(image: PDFReference(0), orientation: page.orientation, width: Int(photoWidth), height: Int(photoHeight),
                                  dpi: photoDPI, corners: cutAlong,
                                  clean: steps.clean == .auto, compress: steps.compress, jpegQuality: quality, ocr: steps.ocr,
-                                 suggested: suggested, focal35: page.focal35)
+                                 suggested: suggested, focal35: page.focal35, outline: outlined)
             result.photo = PhotoToKeep(picture: encodedAgain ? try PhotoReframe.keepable(page, decoded: decoded, flate: flate) : nil,
                                        kept: kept)
         }

@@ -16,10 +16,15 @@ public enum PhotoReframe {
         _ = lept.setMsgSeverity(Int32(L_SEVERITY_ERROR))
         let upright = try PageProcessor.oriented(try pixels(of: image, flate: flate), photo.orientation)
         let (width, height) = (Double(upright.width), Double(upright.height))
-        let inPixels = corners.map { SheetGeometry.Point($0.x * width - 0.5, $0.y * height - 0.5) }
-        let sheet = SheetGeometry.sheet(corners: inPixels, width: upright.width, height: upright.height, focal35: photo.focal35)
-        guard case .found(var pix, let dpi, let resolution, _, let note) = try PhotoSheet.warp(upright, corners: inPixels, sheet: sheet,
-                                                                                             dpi: photo.dpi) else {
+        func inPixels(_ points: [SheetGeometry.Point]) -> [SheetGeometry.Point] {
+            points.map { SheetGeometry.Point($0.x * width - 0.5, $0.y * height - 0.5) }
+        }
+        let sheet = SheetGeometry.sheet(corners: inPixels(corners), width: upright.width, height: upright.height, focal35: photo.focal35)
+        // The page's own corners again: cut along the curves it was cut along first, if its sides bowed
+        let outline = photo.outline(cutAt: corners).map { $0.map(inPixels) }
+        guard case .found(var pix, let dpi, let resolution, _, _, let note) = try PhotoSheet.warp(
+            upright, corners: outline.map { sides in sides.map { $0[0] } } ?? inPixels(corners), outline: outline, sheet: sheet, dpi: photo.dpi)
+        else {
             throw ImageInputError.decodeFailed(.jpeg, "the corners enclose too little of the photo to be a page")
         }
         var notes = [note]

@@ -1,4 +1,5 @@
 import CLeptonica
+import CSheetVision
 import System
 import TrapperCore
 
@@ -10,8 +11,10 @@ enum PhotoSheet {
     enum Outcome {
         /// The sheet alone, upright, at `dpi`; a sheet snapped to a paper size has that size exactly
         /// at `resolution`.
-        /// `corners`: where it was cut in the picture's pixels, clockwise from the top left.
-        case found(LeptonicaPix, dpi: Int, resolution: ImageResolution?, corners: [SheetGeometry.Point], note: String)
+        /// `corners`: where it was cut in the picture's pixels, clockwise from the top left;
+        /// `outline`, where its sides bow or curl, the curves it was cut along (`SheetFinder.Search`).
+        case found(LeptonicaPix, dpi: Int, resolution: ImageResolution?, corners: [SheetGeometry.Point], outline: [[SheetGeometry.Point]]?,
+                   note: String)
         /// Nothing cropped; a note when no sheet was found (a picture that is all sheet needs none),
         /// and the best candidate's corners (the picture's pixels), which a person cropping by hand
         /// starts from.
@@ -40,28 +43,30 @@ enum PhotoSheet {
         if zip(cut, frame).allSatisfy({ ($0 - $1).length <= tolerance }) { return .leftAsItIs(nil, suggestion: nil) }
         let sheet = SheetGeometry.sheet(corners: chosen.corners, width: pix.width, height: pix.height, focal35: focal35)
         var evidence = String(format: "evidence %.2f, ", chosen.score) + chosen.source
+        if search.outline != nil { evidence += ", its bowed or curled sides followed" }
         if let smaller = search.passedOver {
             // say why the better-supported one inside it was not the page
             let shape = SheetGeometry.proportions(smaller.corners, width: pix.width, height: pix.height, focal35: focal35).aspect
             evidence += String(format: "; taken over %@ inside it, whose proportions %.2f:1 are no paper's",
                                smaller.source, max(shape, 1 / shape))
         }
-        return try warp(pix, corners: cut, sheet: sheet, dpi: dpi, evidence: evidence)
+        return try warp(pix, corners: cut, outline: search.outline, sheet: sheet, dpi: dpi, evidence: evidence)
     }
 
     /// The quadrilateral `corners` (clockwise from the top left, in `pix`'s pixels) as a rectangle as
-    /// tall as its longer upright side and as wide as the sheet's proportions say.
+    /// tall as its longer upright side and as wide as the sheet's proportions say; between the curves
+    /// of `outline` instead of straight sides when it is given.
     /// `evidence`: how the sheet was found, for the note; nil when the corners are a person's
     /// (`reframe`), and the note says so.
-    static func warp(_ pix: LeptonicaPix, corners: [SheetGeometry.Point], sheet: SheetGeometry.Sheet, dpi: Int, evidence: String? = nil) throws
-        -> Outcome
+    static func warp(_ pix: LeptonicaPix, corners: [SheetGeometry.Point], outline: [[SheetGeometry.Point]]? = nil, sheet: SheetGeometry.Sheet,
+                     dpi: Int, evidence: String? = nil) throws -> Outcome
     {
         let lept = pix.lept
         func distance(_ a: SheetGeometry.Point, _ b: SheetGeometry.Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
         let height = Int(max(distance(corners[0], corners[3]), distance(corners[1], corners[2])).rounded())
         let width = Int((Double(height) * sheet.aspect).rounded())
         guard width >= 16, height >= 16 else { return .leftAsItIs("find_page: the sheet found is too small to be a page", suggestion: corners) }
-        let cropped = try undoPerspective(pix, corners: corners, width: width, height: height)
+        let cropped = try undoPerspective(pix, corners: corners, outline: outline, width: width, height: height)
         // A snapped sheet is its paper size; a receipt is a till roll's width and as long as its
         // proportions say; another sheet keeps the photo's scale.
         var sheetDPI = dpi
@@ -82,15 +87,18 @@ enum PhotoSheet {
             ?? (receipt ? String(format: "receipt of %.3f:1, %.0f mm wide (a till roll)", long, SheetGeometry.tillRollWidth)
                 : String(format: "sheet of %.3f:1", long))
         let sizes = "(\(pix.width)x\(pix.height) to \(width)x\(height) pixels)"
-        return .found(cropped, dpi: sheetDPI, resolution: resolution, corners: corners,
+        return .found(cropped, dpi: sheetDPI, resolution: resolution, corners: corners, outline: outline,
                       note: evidence.map { "find_page: \(shape) found (\($0)), perspective undone and cropped \(sizes)" }
-                        ?? "cut again from its photo along the corners given: \(shape), perspective undone \(sizes)")
+                        ?? "cut again from its photo along the corners given\(outline == nil ? "" : " and its sides' curves"): \(shape), "
+                        + "perspective undone \(sizes)")
     }
 
-    /// The quadrilateral `corners` of `pix` as a `width` × `height` picture of the same depth, by
-    /// OpenCV's perspective warp (the find_page library's `ptcv_warp_sheet`), which computes only the
-    /// page's pixels, straight from and into leptonica's own buffers.
-    static func undoPerspective(_ pix: LeptonicaPix, corners: [SheetGeometry.Point], width: Int, height: Int) throws -> LeptonicaPix {
+    /// The quadrilateral `corners` of `pix` (or the region between the curves of `outline`) as a
+    /// `width` × `height` picture of the same depth, by OpenCV's perspective warp (the find_page
+    /// library's `ptcv_warp_sheet`), which computes only the page's pixels, straight from and into
+    /// leptonica's own buffers.
+    static func undoPerspective(_ pix: LeptonicaPix, corners: [SheetGeometry.Point], outline: [[SheetGeometry.Point]]? = nil, width: Int,
+                                height: Int) throws -> LeptonicaPix {
         let vision = try SheetFinder.library.get()
         let lept = pix.lept
         // 32-bit colour (each word's four bytes warped alike, whatever their order) or 8-bit grey;
@@ -113,10 +121,17 @@ enum PhotoSheet {
         if grey { _ = lept.pixEndianByteSwap(source.pix) }
         var error = [CChar](repeating: 0, count: 256)
         let flat = corners.flatMap { [$0.x, $0.y] }
-        let status = vision.ptcv_warp_sheet(UnsafeRawPointer(from).assumingMemoryBound(to: UInt8.self), Int32(source.width), Int32(source.height),
-                                            Int32(lept.pixGetWpl(source.pix) * 4), grey ? 1 : 4, flat,
-                                            UnsafeMutableRawPointer(to).assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height),
-                                            Int32(lept.pixGetWpl(target.pix) * 4), &error, error.count)
+        // the library reads PTCV_SIDE_POINTS points a side: an outline of another length is not followed
+        let curves = outline.flatMap { sides in
+            sides.count == 4 && sides.allSatisfy({ $0.count == Int(PTCV_SIDE_POINTS) }) ? sides.flatMap { $0.flatMap { [$0.x, $0.y] } } : nil
+        }
+        func warp(_ curves: UnsafePointer<Double>?) -> Int32 {
+            vision.ptcv_warp_sheet(UnsafeRawPointer(from).assumingMemoryBound(to: UInt8.self), Int32(source.width), Int32(source.height),
+                                   Int32(lept.pixGetWpl(source.pix) * 4), grey ? 1 : 4, flat, curves,
+                                   UnsafeMutableRawPointer(to).assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height),
+                                   Int32(lept.pixGetWpl(target.pix) * 4), &error, error.count)
+        }
+        let status = curves.map { $0.withUnsafeBufferPointer { warp($0.baseAddress) } } ?? warp(nil)
         if grey {
             _ = lept.pixEndianByteSwap(source.pix)
             _ = lept.pixEndianByteSwap(target.pix)

@@ -60,6 +60,9 @@ enum SheetFinder {
         /// The cut: the chosen corners with each side moved out a little (a sliver of table, never a
         /// sliver less sheet).
         var cut: [Point]?
+        /// Where the sheet's sides bow or curl: the cut's four sides as curves (top, right, bottom,
+        /// left, each from its corner to the next, `cut`'s corners at their ends); nil when straight.
+        var outline: [[Point]]?
         /// The best candidate, taken or not.
         var best: Candidate?
         /// The candidate that would have been taken but for its proportions, no paper's; a larger
@@ -128,7 +131,12 @@ enum SheetFinder {
         func candidate(_ index: Int32) -> Candidate? { index >= 0 && Int(index) < candidates.count ? candidates[Int(index)] : nil }
         let chosen = candidate(result.chosen)
         let allSheet = borderIsPaper(words, wordsPerLine: wordsPerLine, width: source.width, height: source.height)
-        return Search(chosen: chosen, cut: chosen == nil ? nil : points(result.cut), best: candidates.first,
+        let outline = chosen == nil || result.outlined == 0 ? nil : withUnsafeBytes(of: result.outline) { raw in
+            let numbers = Array(raw.bindMemory(to: Double.self))
+            let perSide = numbers.count / 4
+            return (0..<4).map { side in stride(from: side * perSide, to: (side + 1) * perSide, by: 2).map { Point(numbers[$0], numbers[$0 + 1]) } }
+        }
+        return Search(chosen: chosen, cut: chosen == nil ? nil : points(result.cut), outline: outline, best: candidates.first,
                       passedOver: candidate(result.passed_over), heldBack: candidate(result.held_back), framing: candidate(result.framing),
                       accept: result.accept, judged: Int(result.judged), allSheet: allSheet)
     }

@@ -13,8 +13,10 @@
 // faint sides); one side without an edge counts by its crease where the other three are edges and
 // the sides meeting it, clear edges up to it, turn there (foldShare: a notepad's or book's binding);
 // the print's outline swept out to the sheet's faint edges is a candidate too (inkCandidates: a
-// receipt on a white table); and the sides taken are moved out to enclose the edges they were
-// fitted to (refine's envelope), so that a torn, wavy or bowed side is not cut through.
+// receipt on a white table); the sides taken are moved out to enclose the edges they were
+// fitted to (refine's envelope), so that a torn, wavy or bowed side is not cut through; and a side
+// that bows or curls is followed as a curve (bends, outlineOf: a sheet lifted at its corners, a
+// book's page curving into its binding), its corners where the curves meet.
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -28,6 +30,8 @@
 // 4. The best convincing one chosen (or a larger one holding it; none when it may be printed on a
 //    larger sheet), refined, moved out over any band of sheet along a side, each side moved out to
 //    the edge's outermost stretch, and widened by MARGIN.
+// 5. Its sides traced inward for a bow or curl: where one strays from its chord, the cut's outline
+//    follows the curves (the result's `outline`, which ptcv_warp_sheet follows in warp.cpp).
 //
 // Thread-safe: every call works on its own Photo; nothing here is global and mutable. The line
 // segments are sought beside the edges and the region (OpenCV's thread pool, two cores here): they
@@ -73,6 +77,11 @@ constexpr float NOISE = 4.0f;      // ... where the gradient across it stands th
 constexpr float BAND_DROP = 40;    // ... past a band of print darker than the paper by this much (grey levels) that the paper follows
 constexpr double INK = 12;         // how much darker than its surroundings (grey levels) print is
 constexpr double RUNS_ON = 0.7;    // a side's edge carried on past a fold runs on straight when this much of it shows
+constexpr double BOW = 0.005;       // a side is followed as a curve where its edge strays this far (share of the diagonal) from its chord
+constexpr double BOW_REACH = 0.07; // ... sought this far (share of the diagonal) inside the straight side
+constexpr double ROUNDED = 0.05;   // ... its ends (this share of it at each) left out: rounded or dog-eared corners
+constexpr size_t CONTINUOUS = 8;   // ... where the edge runs on unbroken for this many points 2 px apart
+constexpr double TURN = 0.5;       // ... turning from the straight side at most this steeply (rise over run)
 
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
@@ -1555,6 +1564,200 @@ Candidate enclose(const Photo &photo, const Candidate &chosen) {
     return out;
 }
 
+// --- curved sides ------------------------------------------------------------------------------------
+
+/// Where the sheet's edge runs along side `i` of `q`, every 2 px along it: the outermost offset (from
+/// BOW_REACH inside it to 2 px outside) where the lightness falls outward as from `paper` to `table`,
+/// by an edge (EDGE) with the lightness FAR outside it below that FAR inside it by STEP (not a line of
+/// print, with paper again beyond it); NaN where there is none. `along`: each point's distance from
+/// corner i; `normal`: the side's outward normal.
+std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float paper, float table, std::vector<double> &along,
+                              Point &normal) {
+    const Point p = q[i], e = q[(i + 1) % 4];
+    const double length = std::hypot(e.x - p.x, e.y - p.y);
+    const SidePoints side = sideSamples(p, e, centreOf(q), 2.0, 0.0);
+    normal = side.normal;
+    const int in = std::max(4, int(BOW_REACH * photo.diagonal)), out = 2;
+    const int width = in + out + 1, count = int(side.points.size());
+    cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
+    for (int r = 0; r < count; r++)
+        for (int j = 0; j < width; j++) {
+            probeX.at<float>(r, j) = float(side.points[r].x + (j - in) * normal.x);
+            probeY.at<float>(r, j) = float(side.points[r].y + (j - in) * normal.y);
+        }
+    const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_REPLICATE), gy = sample(photo.gy, probeX, probeY, cv::BORDER_REPLICATE);
+    cv::Mat lightness;
+    cv::extractChannel(sample(photo.lab, probeX, probeY, cv::BORDER_REPLICATE), lightness, 0);
+    const float falls = paper > table ? 1.0f : -1.0f;
+    auto stepsDown = [&](int r, int j) {
+        std::vector<float> before, beyond;
+        for (int o = std::max(0, j - FAR); o <= j - NEAR; o++) before.push_back(lightness.at<float>(r, o));
+        for (int o = j + NEAR; o <= std::min(width - 1, j + FAR); o++) beyond.push_back(lightness.at<float>(r, o));
+        if (before.empty() || beyond.empty()) return true;  // at the probe's outer end: beyond the straight side
+        return falls * (median(before) - median(beyond)) >= float(STEP);
+    };
+    std::vector<double> offsets(count, std::numeric_limits<double>::quiet_NaN());
+    along.assign(count, 0);
+    std::vector<float> response(width);
+    for (int r = 0; r < count; r++) {
+        along[r] = length * r / std::max(1, count - 1);
+        for (int j = 0; j < width; j++)
+            response[j] = -falls * (gx.at<float>(r, j) * float(normal.x) + gy.at<float>(r, j) * float(normal.y));
+        for (int j = width - 2; j >= 1; j--)
+            if (response[j] >= EDGE && response[j] >= response[j - 1] && response[j] >= response[j + 1] && stepsDown(r, j)) {
+                offsets[r] = j - in;
+                break;
+            }
+    }
+    return offsets;
+}
+
+/// The upper hull of `points` (in order of x): the polyline over them all that bends only
+/// downward, as `enclosing` builds it.
+std::vector<Point> upperHull(const std::vector<Point> &points) {
+    std::vector<Point> hull;
+    for (const Point &p : points) {
+        while (hull.size() >= 2) {
+            const Point a = hull[hull.size() - 2], b = hull.back();
+            if ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) < 0) break;
+            hull.pop_back();
+        }
+        hull.push_back(p);
+    }
+    return hull;
+}
+
+/// The polyline `hull` (points in order of x) at `x`; beyond its ends carried on straight along the
+/// chord over its last `baseline` (its last segment alone may be a few pixels long).
+double hullAt(const std::vector<Point> &hull, double x, double baseline) {
+    auto within = [&](double at) {
+        size_t k = 1;
+        while (k + 1 < hull.size() && hull[k].x < at) k++;
+        const Point a = hull[k - 1], b = hull[k];
+        return a.y + (b.y - a.y) * (at - a.x) / std::max(1e-9, b.x - a.x);
+    };
+    const double first = hull.front().x, last = hull.back().x, span = std::max(1e-9, std::min(baseline, last - first));
+    if (x < first) return hull.front().y + (within(first + span) - hull.front().y) * (x - first) / span;
+    if (x > last) return hull.back().y + (hull.back().y - within(last - span)) * (x - last) / span;
+    return within(x);
+}
+
+/// The sheet's sides where they bow or curl: per side of the straight quadrilateral `q`, the
+/// polyline of (distance along the side from its first corner, offset outward) the sheet's edge
+/// follows; a straight side's is the side itself.
+struct Bends {
+    Quad q;
+    std::array<std::vector<Point>, 4> sides;
+    std::array<Point, 4> along, normal;
+    std::array<double, 4> length;
+
+    Point at(int i, double t) const { return q[i] + along[i] * t + normal[i] * hullAt(sides[i], t, 0.15 * length[i]); }
+};
+
+/// Where the sheet's sides bow or curl (a sheet lifted off the table, a book's page curling into its
+/// binding): each side's edge traced (edgeTrace), kept where it runs on (CONTINUOUS: letters' edges
+/// come and go), specks narrower than RUN points opened away, and its upper hull taken, so that no
+/// part of the sheet lies outside it, without ends turning steeper than TURN (a hand, a shadow), where
+/// the edge is seen along most of the side, at both ends, and the hull strays from its own chord by
+/// BOW or more (a side moved in parallel is a band's or a shadow's edge, not the sheet bowing). None
+/// when no side bows, or the paper's lightness does not stand out from the table's.
+std::optional<Bends> bends(const Photo &photo, const Quad &q) {
+    const cv::Mat inside = smallMask(photo, q);
+    cv::Mat around;
+    cv::dilate(inside, around, cv::Mat::ones(9, 9, CV_8U));
+    cv::subtract(around, inside, around);
+    if (cv::countNonZero(around) < 20) return std::nullopt;
+    const float paper = medianLightness(photo, inside), table = medianLightness(photo, around);
+    if (std::abs(paper - table) < STEP) return std::nullopt;
+    Bends out;
+    out.q = q;
+    bool bowed = false;
+    for (int i = 0; i < 4; i++) {
+        const Point d = q[(i + 1) % 4] - q[i];
+        out.length[i] = std::hypot(d.x, d.y);
+        out.along[i] = d / std::max(1e-9, out.length[i]);
+        out.sides[i] = {Point(0, 0), Point(out.length[i], 0)};
+        std::vector<double> along;
+        const std::vector<double> offsets = edgeTrace(photo, q, i, paper, table, along, out.normal[i]);
+        // the stretches where the trace runs on within a pixel and a half from point to point
+        std::vector<bool> running(offsets.size(), false);
+        for (size_t r = 0; r < offsets.size();) {
+            size_t end = r + 1;
+            if (!std::isnan(offsets[r]))
+                while (end < offsets.size() && !std::isnan(offsets[end]) && std::abs(offsets[end] - offsets[end - 1]) <= 1.5) end++;
+            if (!std::isnan(offsets[r]) && end - r >= CONTINUOUS) std::fill(running.begin() + long(r), running.begin() + long(end), true);
+            r = end;
+        }
+        std::vector<double> seen, at;
+        for (size_t r = 0; r < offsets.size(); r++)
+            if (running[r] && along[r] >= ROUNDED * out.length[i] && along[r] <= (1 - ROUNDED) * out.length[i]) {
+                seen.push_back(offsets[r]);
+                at.push_back(along[r]);
+            }
+        const size_t n = seen.size(), half = RUN / 2;
+        if (n < 0.6 * (1 - 2 * ROUNDED) * double(offsets.size()) || at.front() > 0.2 * out.length[i] || at.back() < 0.8 * out.length[i])
+            continue;
+        std::vector<double> eroded(n);
+        std::vector<Point> opened(n);
+        for (size_t j = 0; j < n; j++)
+            eroded[j] = *std::min_element(seen.begin() + long(j >= half ? j - half : 0), seen.begin() + long(std::min(n, j + half + 1)));
+        for (size_t j = 0; j < n; j++)
+            opened[j] = Point(at[j], *std::max_element(eroded.begin() + long(j >= half ? j - half : 0),
+                                                       eroded.begin() + long(std::min(n, j + half + 1))));
+        std::vector<Point> hull = upperHull(opened);
+        auto steep = [](Point a, Point b) { return std::abs(b.y - a.y) > TURN * std::abs(b.x - a.x); };
+        while (hull.size() > 2 && steep(hull[0], hull[1])) hull.erase(hull.begin());
+        while (hull.size() > 2 && steep(hull[hull.size() - 2], hull.back())) hull.pop_back();
+        const Point a = hull.front(), b = hull.back();
+        double stray = 0;
+        for (const Point &h : hull) stray = std::max(stray, std::abs(h.y - (a.y + (b.y - a.y) * (h.x - a.x) / std::max(1e-9, b.x - a.x))));
+#ifdef SHEET_DEBUG
+        std::fprintf(stderr, "side %d bends: %zu of %zu points seen, strays %.1f from its chord (%.1f needed)\n", i, n, offsets.size(),
+                     stray, BOW * photo.diagonal);
+#endif
+        if (stray < BOW * photo.diagonal) continue;
+        out.sides[i] = hull;
+        bowed = true;
+    }
+    if (!bowed) return std::nullopt;
+    return out;
+}
+
+/// The outline of `bends` with each side moved out by `margin`: its corners where the curved sides
+/// meet, each side PTCV_SIDE_POINTS points from its corner to the next. None when two sides do not
+/// cross near the straight corner.
+using Outline = std::array<std::array<Point, PTCV_SIDE_POINTS>, 4>;
+std::optional<Outline> outlineOf(Bends bends, double margin) {
+    for (auto &side : bends.sides)
+        for (Point &p : side) p.y += margin;
+    // corner k + 1, where side k crosses side k + 1: by bisection along side k, between its middle and
+    // well past its end, on the sign of how far its point lies beyond side k + 1
+    std::array<double, 4> first{}, last{};
+    for (int k = 0; k < 4; k++) {
+        const int next = (k + 1) % 4;
+        auto beyond = [&](double t) {
+            const Point p = bends.at(k, t) - bends.q[next];
+            return dot(p, bends.normal[next]) - hullAt(bends.sides[next], dot(p, bends.along[next]), 0.15 * bends.length[next]);
+        };
+        double lo = 0.5 * bends.length[k], hi = 1.3 * bends.length[k];
+        if (beyond(lo) > 0 || beyond(hi) < 0) return std::nullopt;
+        for (int round = 0; round < 40; round++) {
+            const double middle = (lo + hi) / 2;
+            (beyond(middle) > 0 ? hi : lo) = middle;
+        }
+        last[k] = lo;
+        first[next] = dot(bends.at(k, lo) - bends.q[next], bends.along[next]);
+    }
+    Outline out;
+    for (int i = 0; i < 4; i++) {
+        const std::vector<double> ts = linspace(first[i], last[i], PTCV_SIDE_POINTS);
+        for (int j = 0; j < PTCV_SIDE_POINTS; j++) out[i][j] = bends.at(i, ts[j]);
+    }
+    // each corner once: where side i ends, side i + 1 starts
+    for (int i = 0; i < 4; i++) out[(i + 1) % 4][0] = out[i][PTCV_SIDE_POINTS - 1];
+    return out;
+}
+
 /// Each side moved outward by `by` pixels; the corners where the moved sides meet.
 Quad widen(const Quad &q, double by) {
     const Point centre = centreOf(q);
@@ -1593,8 +1796,26 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         // in the list in place of its unrefined self, so that the list shows what was taken
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
-    if (chosen >= 0) found[chosen] = enclose(photo, found[chosen]);
-    if (chosen >= 0) copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
+    if (chosen >= 0) {
+        found[chosen] = enclose(photo, found[chosen]);
+        copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
+        // where its sides bow or curl, followed: its corners where they meet, the cut along them
+        if (const auto bent = bends(photo, found[chosen].quad)) {
+            const auto sheet = outlineOf(*bent, 0), cut = outlineOf(*bent, MARGIN * photo.diagonal);
+            if (sheet && cut) {
+                for (int i = 0; i < 4; i++) {
+                    found[chosen].quad[i] = (*sheet)[i][0];
+                    result->cut[2 * i] = (*cut)[i][0].x;
+                    result->cut[2 * i + 1] = (*cut)[i][0].y;
+                    for (int j = 0; j < PTCV_SIDE_POINTS; j++) {
+                        result->outline[i][2 * j] = (*cut)[i][j].x;
+                        result->outline[i][2 * j + 1] = (*cut)[i][j].y;
+                    }
+                }
+                result->outlined = 1;
+            }
+        }
+    }
 
     // Best score first; the ones the result names among them even when they are not among the best
     // (each in the place of the lowest not named).
@@ -1673,8 +1894,8 @@ cv::Mat workingImage(const unsigned char *pixels, int width, int height, int str
 }
 
 /// Corners in the working image's pixel centres to the photo's.
-void toPhoto(double *corners, double scale) {
-    for (int i = 0; i < 8; i++) corners[i] = corners[i] * scale + (scale - 1) / 2;
+void toPhoto(double *corners, double scale, int points = 4) {
+    for (int i = 0; i < 2 * points; i++) corners[i] = corners[i] * scale + (scale - 1) / 2;
 }
 
 }  // namespace
@@ -1704,6 +1925,8 @@ extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int heigh
         };
         findSheet(image, isPaper, result);
         if (result->chosen >= 0) toPhoto(result->cut, scale);
+        if (result->outlined)
+            for (auto &side : result->outline) toPhoto(side, scale, PTCV_SIDE_POINTS);
         for (int i = 0; i < result->count; i++) toPhoto(result->candidates[i].corners, scale);
         return 0;
     } catch (const cv::Exception &e) {

@@ -7,10 +7,11 @@
 //   1  a drawn scene: a background, then filled quadrilaterals and lines with corners anywhere,
 //      in or out of the frame, which the finder takes for sheets, printed boxes and edges;
 //   2  the same scene, then the perspective warp (ptcv_warp_sheet) with corners and a target size
-//      from the bytes: NaN, infinities and huge values included.
+//      from the bytes, NaN, infinities and huge values included, and half the time an outline (the
+//      finder's own, or points from the bytes).
 //
 // The plausibility callback says yes or no from the bytes, so the passed-over path runs too. Every
-// result is checked: indexes within the list, a taken sheet's corners finite.
+// result is checked: indexes within the list, a taken sheet's corners and outline finite.
 #include "sheet_vision.h"
 
 #include <opencv2/core.hpp>
@@ -97,6 +98,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check((result.held_back < 0) == (result.framing < 0) && (result.held_back < 0 || result.chosen < 0));
         if (result.chosen >= 0)
             for (double c : result.cut) check(std::isfinite(c));
+        check(result.outlined == 0 || result.chosen >= 0);
+        if (result.outlined)
+            for (const auto &side : result.outline)
+                for (double c : side) check(std::isfinite(c));
     } else {
         check(std::strlen(error) > 0);
     }
@@ -106,11 +111,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (double &c : corners) c = in.next() % 4 == 0 ? in.any() : double(in.number(3 * std::max(width, height))) - std::max(width, height);
         const int targetWidth = in.number(600) - 50, targetHeight = in.number(600) - 50;  // some zero or negative
         const int channels = in.next() % 6;  // 0 and 5 are refused
+        // half the time an outline too: the finder's own when it gave one, or points from the bytes
+        double outline[4][2 * PTCV_SIDE_POINTS];
+        const int curves = in.next() % 4;
+        for (auto &side : outline)
+            for (double &c : side) c = in.next() % 8 == 0 ? in.any() : double(in.number(3 * std::max(width, height))) - std::max(width, height);
+        if (curves == 1 && status == 0 && result.outlined) std::memcpy(outline, result.outline, sizeof outline);
         cv::Mat target(std::max(1, targetHeight), std::max(1, targetWidth), CV_8UC4);
         const cv::Mat source = words ? pixels : rgb;
         const int sourceChannels = words ? 4 : 3;
-        ptcv_warp_sheet(source.data, width, height, int(source.step), std::min(channels, sourceChannels), corners, target.data,
-                        targetWidth, targetHeight, int(target.step), error, sizeof error);
+        ptcv_warp_sheet(source.data, width, height, int(source.step), std::min(channels, sourceChannels), corners,
+                        curves >= 2 ? nullptr : &outline[0][0], target.data, targetWidth, targetHeight, int(target.step), error, sizeof error);
     }
     return 0;
 }

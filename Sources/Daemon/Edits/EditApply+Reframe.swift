@@ -14,6 +14,8 @@ extension EditApply {
         let (picture, notes) = try PhotoReframe.cut(photo, image: image, corners: corners, flate: ZlibFlate())
         var kept = photo
         kept.corners = corners
+        // the curves it was cut along belong to its corners: moved, it is cut straight
+        kept.outline = photo.outline(cutAt: corners)
         try editor.reframe(index, to: picture, photo: kept, date: context.date)
         context.notes.append("page \(page): " + notes.joined(separator: ", "))
         // Its text layer went with the old content: the page is read again.

@@ -15,8 +15,12 @@ extern "C" {
 /// The version of this interface (the functions' arguments and the structs below), raised with every
 /// change to them: a binary refuses a library of another, built apart from it, rather than call it
 /// with the wrong arguments. 2: ptcv_find_sheet takes a plausibility callback. 3: the result names
-/// the candidate held back as possibly printed on a larger sheet, and that sheet.
-#define PTCV_INTERFACE 3
+/// the candidate held back as possibly printed on a larger sheet, and that sheet. 4: the result
+/// carries the cut's outline where the sheet's sides bow or curl, and ptcv_warp_sheet follows one.
+#define PTCV_INTERFACE 4
+
+/// How many points give each side of an outline, its two corners included.
+#define PTCV_SIDE_POINTS 17
 
 /// One quadrilateral and its evidence. Corners in the input image's pixels (pixel centres),
 /// clockwise from the corner nearest the top left: x0, y0, x1, y1, x2, y2, x3, y3. Sides in the same
@@ -61,6 +65,14 @@ typedef struct ptcv_result {
     /// The chosen candidate's corners, each side moved outward by a small margin (a sliver of table
     /// rather than a sliver less sheet); as `corners` above. Unset when `chosen` is -1.
     double cut[8];
+    /// Nonzero when a side of the sheet taken bows or curls (a sheet lifted off the table, a book's
+    /// page curling into its binding): `outline` then follows the cut's sides, and `cut` and the
+    /// chosen candidate's corners are where those curves meet.
+    int outlined;
+    /// Per side (top, right, bottom, left, as the corners run), PTCV_SIDE_POINTS points x0, y0, x1,
+    /// y1, ... along the cut's edge from its corner to the next, both included, in the photo's
+    /// pixels; a straight side's points lie on the straight line. Unset when `outlined` is 0.
+    double outline[4][2 * PTCV_SIDE_POINTS];
     ptcv_candidate candidates[PTCV_MAX_CANDIDATES];
 } ptcv_result;
 
@@ -97,10 +109,14 @@ int ptcv_find_sheet(const unsigned char *pixels, int width, int height, int stri
 /// source, the nearest edge pixel is repeated. Both images hold `channels` 8-bit samples a pixel (1
 /// to 4; the order of the channels does not matter, each is warped alike), rows of `*_stride` bytes.
 /// Only the target's pixels are computed: the cost follows the sheet's size, not the photo's.
+/// `outline` (NULL: straight sides) is a result's `outline`, its sides ending at `corners`: the
+/// region between those four curves is mapped onto the target instead, the perspective undone and
+/// then each side's curve laid straight along the target's edge (a Coons patch between them), so
+/// that what lies in a bulge is kept and a side curling in comes out straight.
 /// Returns 0, or -1 with a one-line reason in `error`.
 int ptcv_warp_sheet(const unsigned char *source, int source_width, int source_height, int source_stride,
-                    int channels, const double corners[8], unsigned char *target, int target_width,
-                    int target_height, int target_stride, char *error, size_t error_size);
+                    int channels, const double corners[8], const double *outline, unsigned char *target,
+                    int target_width, int target_height, int target_stride, char *error, size_t error_size);
 
 /// The OpenCV version the library was built with ("4.6.0").
 const char *ptcv_opencv_version(void);

@@ -8,7 +8,7 @@ import Foundation
 ///
 ///     /PieceInfo << /PDFTrapper << /LastModified (D:…) /Private << /Photo 12 0 R /Orientation 6
 ///         /Width 3024 /Height 4032 /DPI 72 /Corners [0.08 0.11 0.93 0.09 0.95 0.92 0.06 0.94] /Clean true /Compress /keep
-///         /JPEGQuality 90 /OCR [(eng)] /Suggested [...] /Focal35 26 >> >> >>
+///         /JPEGQuality 90 /OCR [(eng)] /Suggested [...] /Focal35 26 /Outline [...] >> >> >>
 public struct KeptPhoto: Sendable, Equatable {
     /// The photo's image XObject (its pixels as stored, before `orientation`).
     public var image: PDFReference
@@ -33,9 +33,14 @@ public struct KeptPhoto: Sendable, Equatable {
     public var suggested: [SheetGeometry.Point]?
     /// The camera's focal length as a 35 mm equivalent (EXIF), for the proportions of a new cut.
     public var focal35: Double?
+    /// Where the page's sides bowed or curled: the curves it was cut along (fractions as `corners`;
+    /// per side, top, right, bottom, left, the points from its corner to the next, both included),
+    /// so that it is cut along them again while its corners stay; nil when its sides were straight.
+    public var outline: [[SheetGeometry.Point]]?
 
     public init(image: PDFReference, orientation: ImageOrientation, width: Int, height: Int, dpi: Int, corners: [SheetGeometry.Point], clean: Bool,
-                compress: Compression, jpegQuality: Int, ocr: [String], suggested: [SheetGeometry.Point]? = nil, focal35: Double? = nil) {
+                compress: Compression, jpegQuality: Int, ocr: [String], suggested: [SheetGeometry.Point]? = nil, focal35: Double? = nil,
+                outline: [[SheetGeometry.Point]]? = nil) {
         self.image = image
         self.orientation = orientation
         self.width = width
@@ -48,6 +53,16 @@ public struct KeptPhoto: Sendable, Equatable {
         self.ocr = ocr
         self.suggested = suggested
         self.focal35 = focal35
+        self.outline = outline
+    }
+
+    /// The curves to cut along for a page cut at `corners`: the outline it was cut along first, while
+    /// those are still its corners (to within a millionth, as stored); nil for other corners, which
+    /// are cut with straight sides.
+    public func outline(cutAt corners: [SheetGeometry.Point]) -> [[SheetGeometry.Point]]? {
+        guard corners.count == self.corners.count,
+              zip(corners, self.corners).allSatisfy({ abs($0.x - $1.x) <= 1e-6 && abs($0.y - $1.y) <= 1e-6 }) else { return nil }
+        return outline
     }
 
     /// The corners of the whole photo: a page nothing was cut from.
@@ -66,6 +81,7 @@ public struct KeptPhoto: Sendable, Equatable {
         if !ocr.isEmpty { data["OCR"] = .array(ocr.map { .string(PDFString($0)) }) }
         if let suggested { data["Suggested"] = .array(suggested.flatMap { [PDFObject.real(Self.rounded($0.x)), .real(Self.rounded($0.y))] }) }
         if let focal35 { data["Focal35"] = .real(focal35) }
+        if let outline { data["Outline"] = .array(outline.flatMap { $0.flatMap { [PDFObject.real(Self.rounded($0.x)), .real(Self.rounded($0.y))] } }) }
         let modified = PDFObject.string(PDFString(RevisionRecord.pdfDate(date)))
         let piece: PDFDictionary = ["LastModified": modified, "Private": .dictionary(data)]
         return ["PieceInfo": .dictionary([Self.application: .dictionary(piece)]), "LastModified": modified]
@@ -88,6 +104,9 @@ public struct KeptPhoto: Sendable, Equatable {
         let languages = try data["OCR"].map(resolve)?.arrayValue?.compactMap { try resolve($0).stringValue?.description } ?? []
         let suggested = try data["Suggested"].map(resolve)?.arrayValue?.compactMap({ try resolve($0).numberValue })
         let focal35 = try data["Focal35"].map(resolve)?.numberValue
+        // four sides of as many points each, two numbers a point; fractions, a little outside the
+        // photo at most (the cut's margin)
+        let outline = try data["Outline"].map(resolve)?.arrayValue?.compactMap({ try resolve($0).numberValue })
         self.init(image: image, orientation: ImageOrientation(tag: try data["Orientation"].map(resolve)?.integerValue),
                   width: width, height: height, dpi: dpi,
                   corners: stride(from: 0, to: 8, by: 2).map { SheetGeometry.Point(numbers[$0], numbers[$0 + 1]) },
@@ -98,7 +117,15 @@ public struct KeptPhoto: Sendable, Equatable {
                       numbers.count == 8 && numbers.allSatisfy({ $0.isFinite && (0...1).contains($0) })
                           ? stride(from: 0, to: 8, by: 2).map { SheetGeometry.Point(numbers[$0], numbers[$0 + 1]) } : nil
                   },
-                  focal35: focal35.flatMap { (8...1200).contains($0) ? $0 : nil })
+                  focal35: focal35.flatMap { (8...1200).contains($0) ? $0 : nil },
+                  outline: outline.flatMap { numbers in
+                      guard numbers.count >= 16, numbers.count % 8 == 0, numbers.allSatisfy({ $0.isFinite && (-0.5...1.5).contains($0) })
+                      else { return nil }
+                      let perSide = numbers.count / 4
+                      return (0..<4).map { side in
+                          stride(from: side * perSide, to: (side + 1) * perSide, by: 2).map { SheetGeometry.Point(numbers[$0], numbers[$0 + 1]) }
+                      }
+                  })
     }
 
     /// Six decimals: a millionth of the photo's side, far below a pixel.
