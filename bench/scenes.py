@@ -23,7 +23,8 @@ import argparse, json, math, os, random, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 try:
-    import cv2  # noqa: F401 (sheets.finder_alone decodes with it)
+    import cv2
+    import numpy
 except ImportError as missing:
     print(f"scenes: skipped, {missing.name} is missing (apt-get install python3-opencv)")
     sys.exit(0)
@@ -37,7 +38,7 @@ import evaluate  # noqa: E402 (its rule for a corner lost outside a cut; sheets.
 SCENE = os.path.join(REPO, "Tests", "Fixtures", "photo-scenes", "scene.py")
 PAPERS = [[210, 297], [216, 279], [80, 230], [148, 210], [85.6, 54]]
 EXTRAS = ["", "", "band", "white_right", "white_below", "facing", "crease", "cloth_below", "torn", "nosheet", "flat",
-          "blur", "shift"]
+          "blur", "shift", "bow"]
 
 
 def specs(seed, per):
@@ -63,13 +64,17 @@ def specs(seed, per):
             spec.update(blur=2, grain=4, quality=60)
         elif extra == "shift":
             spec["shift"] = [rng.uniform(-400, 400), rng.uniform(-400, 400)]
+        elif extra == "bow":
+            spec["bow"] = rng.uniform(0.01, 0.04)
         elif extra:
             spec[extra] = True
         out.append((f"{seed}/{n}", extra or "plain", spec))
     return out
 
 
-def verdict(spec, drawn, size, cut):
+def verdict(spec, drawn, size, cut, polygon, middles):
+    """`polygon`: what the sheet was cut along (its outline, or `cut`); `middles`: a bowed sheet's
+    sides' middles, the tips of its bulges, which must be inside it too."""
     if spec.get("flat") or spec.get("sheet") is False:
         return "CROPPED" if cut else "alone"
     if not cut:
@@ -79,6 +84,9 @@ def verdict(spec, drawn, size, cut):
         return "partial"
     diagonal = math.hypot(width, height)
     if not all(evaluate.inside(p, cut, evaluate.MARK_TOLERANCE * diagonal) for p in drawn):
+        return "CUT INTO"
+    shape = numpy.array(polygon, dtype=numpy.float32)
+    if any(cv2.pointPolygonTest(shape, (float(x), float(y)), True) < -evaluate.MARK_TOLERANCE * diagonal for x, y in middles):
         return "CUT INTO"
     worst = max(math.hypot(a - c, b - d) for (a, b), (c, d) in zip(cut, drawn)) / diagonal
     return "right" if worst <= 0.02 else "whole"
@@ -96,27 +104,27 @@ def main():
         sys.exit(f"scenes: {args.library} is missing (make {os.path.relpath(args.library, REPO)})")
     first, _, last = args.seeds.partition("-")
     scenes = [s for seed in range(int(first), int(last or first) + 1) for s in specs(seed, args.per)]
-    finders = [("this", sheets.finder_alone(args.library))]
+    finders = [("this", sheets.finder_alone(args.library, outline=True))]
     if args.against:
-        finders.append(("against", sheets.finder_alone(args.against)))
+        finders.append(("against", sheets.finder_alone(args.against, outline=True)))
 
     with tempfile.TemporaryDirectory() as folder:
         def draw(scene):
             name, extra, spec = scene
             path = os.path.join(folder, name.replace("/", "-") + ".jpg")
-            drawn = json.loads(subprocess.run(["python3", SCENE, path, json.dumps(spec)], check=True,
-                                              capture_output=True, text=True).stdout)["corners"]
-            return path, drawn
+            made = json.loads(subprocess.run(["python3", SCENE, path, json.dumps(spec)], check=True,
+                                             capture_output=True, text=True).stdout)
+            return path, made["corners"], made.get("middles", [])
         with ThreadPoolExecutor(2) as pool:  # ImageMagick draws; two cores
             drawings = list(pool.map(draw, scenes))
         counts = {label: {} for label, _ in finders}
         differ, listed = [], []
-        for (name, extra, spec), (path, drawn) in zip(scenes, drawings):
+        for (name, extra, spec), (path, drawn, middles) in zip(scenes, drawings):
             size = cv2.imread(path).shape[1::-1]
             judged = []
             for label, find in finders:
-                cut, _ = find(path)
-                v = verdict(spec, drawn, size, cut)
+                cut, _, polygon = find(path)
+                v = verdict(spec, drawn, size, cut, polygon, middles)
                 counts[label][v] = counts[label].get(v, 0) + 1
                 judged.append(v)
             if judged[0] in args.list.split(","):

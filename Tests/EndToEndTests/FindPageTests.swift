@@ -246,6 +246,25 @@ import Testing
         #expect(lost.allSatisfy { $0 <= 0.003 * 2500 }, "corners \(lost) px outside the cut \(cut): the torn top cut through")
     }
 
+    /// Issue 42, point 3: a sheet whose sides bow out in their middles by 3 % of their length (a
+    /// sheet lifted at its corners, a page off a roll). Straight sides enclosing the bulges meet 2 % of
+    /// the diagonal outside its corners; straight sides through its corners would cut the bulges off.
+    /// Its sides are followed as curves instead: the corners are where they meet, and the page is
+    /// warped between the four curves, so that it comes out as drawn, flat, nothing of it lost.
+    @Test func aBowedSheetIsCutAtItsCornersAndComesOutFlat() throws {
+        let scratch = try world()
+        let spec: [String: Any] = ["bow": 0.03, "angle": 5, "tilt": 15, "size": [2000, 1500]]
+        let drawn = try PhotoScenes.make(scratch.path + "/photo.jpg", spec)
+        let run = try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url)
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("its bowed or curled sides followed"), "\(run.stdout)")
+        let cut = try cutCorners(out(scratch)).map { [$0[0] * 2000, $0[1] * 1500] }
+        expectCutAlong(drawn, cut, run)
+        try PDFReaders.requireAllAgree(out(scratch), pages: 1)
+        let difference = try difference(out(scratch), scratch.path + "/photo.jpg.page.png")
+        #expect(difference < 14, "the page differs from the drawing by \(difference) on average")
+    }
+
     /// Issue 42, point 1: the right page of an open notepad, its left page running off the frame. The
     /// page meets the facing one at the binding, paper against paper: no colour step along that side,
     /// only the crease. It counts as the side when the other three are real edges and the top and

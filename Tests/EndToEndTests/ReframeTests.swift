@@ -118,6 +118,35 @@ import Testing
         #expect(suggested.allSatisfy { FindPageTests.inside($0, drawn) }, "the suggestion \(suggested) lies on the sheet \(drawn)")
     }
 
+    /// A bowed sheet's page was cut along the curves of its sides (FindPageTests): cut again at its
+    /// own corners (the crop dialog confirmed unchanged) it follows them again and comes out as
+    /// drawn; cut at other corners, straight sides, and the curves are no longer kept.
+    @Test func aBowedPageCutAgainAtItsOwnCornersFollowsItsCurves() throws {
+        let scratch = try photoTests.world()
+        try PhotoScenes.make(scratch.path + "/photo.jpg", ["bow": 0.03, "angle": 5, "tilt": 15, "size": [2000, 1500]])
+        #expect(try Binary.run(["ingest", "--config", "config.toml", "photo.jpg"], in: scratch.url).status == 0)
+        func outlinePoints() throws -> Int {
+            Int(try Python.run("""
+                import sys, pypdf
+                private = pypdf.PdfReader(sys.argv[1]).pages[0]["/PieceInfo"]["/PDFTrapper"]["/Private"]
+                print(len(private.get("/Outline", [])))
+                """, [photoTests.out(scratch)]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        #expect(try outlinePoints() == 4 * 17 * 2, "four sides of 17 points kept with the photo")
+        let own = try photoTests.cutCorners(photoTests.out(scratch))
+        var run = try reframe(scratch, corners: "[" + own.map { "[\($0[0]), \($0[1])]" }.joined(separator: ", ") + "]")
+        #expect(run.status == 0, "\(run.stderr)")
+        let history = try Binary.run(["history", "library/Out.pdf"], in: scratch.url).stdout
+        #expect(history.contains("page 1: cut again from its photo along the corners given and its sides' curves"), "\(history)")
+        let difference = try photoTests.difference(photoTests.out(scratch), scratch.path + "/photo.jpg.page.png")
+        #expect(difference < 14, "the page cut again differs from the drawing by \(difference) on average")
+        #expect(try outlinePoints() == 4 * 17 * 2)
+        run = try reframe(scratch, corners: Self.whole)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try outlinePoints() == 0, "the curves belonged to the corners moved")
+        try PDFReaders.requireAllAgree(photoTests.out(scratch), pages: 1)
+    }
+
     /// A page that keeps no photo (it did not go through find_page) is refused with the reason,
     /// and the file is not touched.
     @Test func aPageWithoutAKeptPhotoIsRefusedWithTheReason() throws {

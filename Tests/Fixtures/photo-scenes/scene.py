@@ -18,10 +18,13 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           paper in its shade, joined to the sheet's left side at a creased fold,
                           its top and bottom edges fanning out from the fold, "crease": a letter
                           folded across at this share of its height and opened again: a grey crease
-                          across the page, between paragraphs}
+                          across the page, between paragraphs, "bow": each side bulging out in
+                          its middle by this share of its length (a sheet lifted at its corners, a
+                          page off a roll); the corners stay where they were}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
-photo as JSON. Everything is drawn here; nothing is downloaded.
+photo as JSON ("corners"; a bowed sheet's sides' middles too, "middles"). Everything is drawn here;
+nothing is downloaded.
 """
 import json, math, os, random, subprocess, sys
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
@@ -66,6 +69,29 @@ if spec.get("torn"):
     tear = [(x, dip * (1 - abs(2 * x / pw - 1) ** 6)) for x in range(0, pw + 1, 2)]
     ImageDraw.Draw(page).polygon([(0, -1)] + tear + [(pw, -1)], fill=(0, 0, 0, 0))
 page.save(out + ".page.png")
+# what the camera sees of the page: the page itself, or bowed on a canvas with room for its bulges
+seen, inset = page, 0
+if spec.get("bow"):
+    bow = spec["bow"]
+    inset = math.ceil(bow * max(pw, ph)) + 2
+    cx, cy = inset + pw / 2, inset + ph / 2
+    def bulge(t):  # 0 at a side's ends, 1 in its middle
+        return max(0.0, 1 - (2 * t - 1) ** 2)
+    def source(X, Y):
+        # each row of the page stretched across so that its left and right ends lie on the bowed
+        # sides, each column so for the top and bottom: the inverse, from the canvas to the page
+        u, v = (X - inset) / pw, (Y - inset) / ph
+        across = 1 + 2 * bow * ph / pw * bulge(v)
+        down = 1 + 2 * bow * pw / ph * bulge(u)
+        return pw / 2 + (X - cx) / across, ph / 2 + (Y - cy) / down
+    cell, mesh = 16, []
+    for Y in range(0, ph + 2 * inset, cell):
+        for X in range(0, pw + 2 * inset, cell):
+            box = (X, Y, X + cell, Y + cell)
+            mesh.append((box, (*source(X, Y), *source(X, Y + cell), *source(X + cell, Y + cell), *source(X + cell, Y))))
+    seen = page.convert("RGBA").transform((pw + 2 * inset, ph + 2 * inset), Image.MESH, mesh, Image.BILINEAR,
+                                          fillcolor=(0, 0, 0, 0))
+    seen.save(out + ".seen.png")
 
 if spec.get("flat"):
     page.save(out, quality=92, dpi=(120, 120))
@@ -111,8 +137,13 @@ if spec.get("sheet", True):
         span = max((max(xs) - min(xs)) / W, (max(ys) - min(ys)) / H)
         distance *= span / fill
     corners = [view(x, y, distance) for x, y in outline]
-    points = " ".join(f"{sx},{sy} {dx:.2f},{dy:.2f}" for (sx, sy), (dx, dy) in zip([(0, 0), (pw, 0), (pw, ph), (0, ph)], corners))
-    subprocess.run(["convert", out + ".page.png", "-alpha", "set", "-virtual-pixel", "transparent",
+    if spec.get("bow"):
+        # the tips of the bulges: each side's middle, out by its share of the side's length
+        middles = [view(x, y, distance) for x, y in [(0, -ph / 2 - bow * pw), (pw / 2 + bow * ph, 0), (0, ph / 2 + bow * pw),
+                                                     (-pw / 2 - bow * ph, 0)]]
+    points = " ".join(f"{sx + inset},{sy + inset} {dx:.2f},{dy:.2f}"
+                      for (sx, sy), (dx, dy) in zip([(0, 0), (pw, 0), (pw, ph), (0, ph)], corners))
+    subprocess.run(["convert", out + (".seen.png" if inset else ".page.png"), "-alpha", "set", "-virtual-pixel", "transparent",
                     "-define", f"distort:viewport={W}x{H}+0+0", "-distort", "Perspective", points, out + ".sheet.png"],
                    check=True)
     if spec.get("facing"):
@@ -123,6 +154,8 @@ if spec.get("sheet", True):
     sheet = Image.open(out + ".sheet.png").convert("RGBA")
     table.paste(sheet, (0, 0), sheet)
     os.unlink(out + ".sheet.png")
+    if inset:
+        os.unlink(out + ".seen.png")
     if spec.get("facing"):
         # the fold: a shadowed crease where the pages meet
         ImageDraw.Draw(table).line([corners[0], corners[3]], fill=(140, 140, 134), width=max(3, W // 400))
@@ -162,4 +195,4 @@ if spec.get("blur"):
     grain = Image.effect_noise((W, H), spec.get("grain", 4)).convert("RGB")
     table = ImageChops.add(table, grain, 1.0, -128)
 table.save(out, quality=spec.get("quality", 90))
-print(json.dumps({"corners": corners}))
+print(json.dumps({"corners": corners, **({"middles": middles} if spec.get("bow") and corners else {})}))
