@@ -4,8 +4,8 @@
 // crops it: a 12-megapixel photo cost 12 megapixels of interpolation whatever the sheet's size.
 // A sheet whose sides bow or curl (an outline) is warped in two steps per target pixel: a Coons patch
 // in the perspective-undone page (each side's curve laid straight along the target's edge, the
-// interior between them blended), then the perspective; computed in strips of rows, so that the
-// maps OpenCV's remap reads stay small.
+// interior between them blended), then the perspective; computed in strips of rows (on OpenCV's
+// threads), so that the maps OpenCV's remap reads stay small.
 #include "sheet_vision.h"
 
 #include <opencv2/core.hpp>
@@ -67,25 +67,28 @@ bool warpOutlined(const cv::Mat &from, cv::Mat &to, const cv::Point2f quad[4], c
                              dxRight = offsets(right, height);
     const double *m = toPhoto.ptr<double>();
     constexpr int STRIP = 64;  // rows at a time: two float maps of 64 rows, not of the whole page
-    cv::Mat mapX(STRIP, width, CV_32F), mapY(STRIP, width, CV_32F);
-    for (int first = 0; first < height; first += STRIP) {
-        const int rows = std::min(STRIP, height - first);
-        for (int r = 0; r < rows; r++) {
-            const int y = first + r;
-            const float v = float(y) / float(height);
-            float *xs = mapX.ptr<float>(r), *ys = mapY.ptr<float>(r);
-            for (int x = 0; x < width; x++) {
-                const float u = float(x) / float(width);
-                const double px = x + (1 - u) * dxLeft[size_t(y)] + u * dxRight[size_t(y)];
-                const double py = y + (1 - v) * dyTop[size_t(x)] + v * dyBottom[size_t(x)];
-                const double w = m[6] * px + m[7] * py + m[8];
-                xs[x] = float((m[0] * px + m[1] * py + m[2]) / w);
-                ys[x] = float((m[3] * px + m[4] * py + m[5]) / w);
+    // the strips side by side on OpenCV's threads, as warpPerspective's rows are
+    cv::parallel_for_(cv::Range(0, (height + STRIP - 1) / STRIP), [&](const cv::Range &strips) {
+        cv::Mat mapX(STRIP, width, CV_32F), mapY(STRIP, width, CV_32F);
+        for (int strip = strips.start; strip < strips.end; strip++) {
+            const int first = strip * STRIP, rows = std::min(STRIP, height - first);
+            for (int r = 0; r < rows; r++) {
+                const int y = first + r;
+                const float v = float(y) / float(height);
+                float *xs = mapX.ptr<float>(r), *ys = mapY.ptr<float>(r);
+                for (int x = 0; x < width; x++) {
+                    const float u = float(x) / float(width);
+                    const double px = x + (1 - u) * dxLeft[size_t(y)] + u * dxRight[size_t(y)];
+                    const double py = y + (1 - v) * dyTop[size_t(x)] + v * dyBottom[size_t(x)];
+                    const double w = m[6] * px + m[7] * py + m[8];
+                    xs[x] = float((m[0] * px + m[1] * py + m[2]) / w);
+                    ys[x] = float((m[3] * px + m[4] * py + m[5]) / w);
+                }
             }
+            cv::Mat band = to.rowRange(first, first + rows);
+            cv::remap(from, band, mapX.rowRange(0, rows), mapY.rowRange(0, rows), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
         }
-        cv::Mat band = to.rowRange(first, first + rows);
-        cv::remap(from, band, mapX.rowRange(0, rows), mapY.rowRange(0, rows), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-    }
+    });
     return true;
 }
 
