@@ -1695,7 +1695,10 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q) {
                 at.push_back(along[r]);
             }
         const size_t n = seen.size(), half = RUN / 2;
-        if (n < 0.6 * (1 - 2 * ROUNDED) * double(offsets.size()) || at.front() > 0.2 * out.length[i] || at.back() < 0.8 * out.length[i])
+#ifdef SHEET_DEBUG
+        std::fprintf(stderr, "side %d traced: %zu of %zu running, from %.0f to %.0f of %.0f\n", i, n, offsets.size(), n ? at.front() : -1.0, n ? at.back() : -1.0, out.length[i]);
+#endif
+        if (n == 0 || n < 0.6 * (1 - 2 * ROUNDED) * double(offsets.size()) || at.front() > 0.2 * out.length[i] || at.back() < 0.8 * out.length[i])
             continue;
         std::vector<double> eroded(n);
         std::vector<Point> opened(n);
