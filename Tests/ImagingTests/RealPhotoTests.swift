@@ -41,7 +41,7 @@ import TrapperCore
         "tony-xlh__document-scanning-dataset/inner-lines.jpg":
             "left whole: the best candidate is the card's printed stripe and barcode, and the card around it, its white bottom edge unseen on the white table, is not convincing enough to take",
         "tony-xlh__document-scanning-dataset/with-graphics.jpg":
-            "a page curling into the fold: its top side's curl (a sixth of the side, falling a tenth of the page's height) is steeper than a side may turn, so the top follows the top of the curve, a corner 7 % off, nothing lost",
+            "a page curling into the fold: its top side's edge, under letters printed across a red band, runs on along half of it only, too little to follow as a curve, so the top runs along the top of the curl, a corner 7 % off, nothing lost",
     ]
 
     /// What the page steps made of one photo: the corners it was cut along (fractions of the
