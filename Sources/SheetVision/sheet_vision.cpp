@@ -351,6 +351,47 @@ SidePoints sideSamples(Point p, Point q, Point centre, double spacing = 4.0, dou
     return out;
 }
 
+/// Where to sample across a side: row r holds the points `first`, `first` + 1, ... `first` + `width` -
+/// 1 pixels out along its outward normal (negative: in) from its point r, as 32-bit floats for remap.
+void acrossSide(const SidePoints &side, int first, int width, cv::Mat &xs, cv::Mat &ys) {
+    const int count = int(side.points.size());
+    xs.create(count, width, CV_32F);
+    ys.create(count, width, CV_32F);
+    for (int r = 0; r < count; r++)
+        for (int j = 0; j < width; j++) {
+            xs.at<float>(r, j) = float(side.points[r].x + (first + j) * side.normal.x);
+            ys.at<float>(r, j) = float(side.points[r].y + (first + j) * side.normal.y);
+        }
+}
+
+/// `values` opened over `run` of them (the least in each window, then the most of those): a rise
+/// narrower than that (a speck) is taken away, a wider one kept whole.
+std::vector<double> opened(const std::vector<double> &values, size_t run) {
+    const size_t count = values.size(), half = run / 2;
+    auto window = [&](const std::vector<double> &v, size_t i, bool most) {
+        const auto from = v.begin() + long(i >= half ? i - half : 0), to = v.begin() + long(std::min(count, i + half + 1));
+        return most ? *std::max_element(from, to) : *std::min_element(from, to);
+    };
+    std::vector<double> eroded(count), out(count);
+    for (size_t i = 0; i < count; i++) eroded[i] = window(values, i, false);
+    for (size_t i = 0; i < count; i++) out[i] = window(eroded, i, true);
+    return out;
+}
+
+/// The upper hull of `points` (in order of x): the polyline over them all that bends only downward.
+std::vector<Point> upperHull(const std::vector<Point> &points) {
+    std::vector<Point> hull;
+    for (const Point &p : points) {
+        while (hull.size() >= 2) {
+            const Point a = hull[hull.size() - 2], b = hull.back();
+            if ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) < 0) break;  // b stays above the chord from a to p
+            hull.pop_back();
+        }
+        hull.push_back(p);
+    }
+    return hull;
+}
+
 struct SideEvidence {
     double support;    // share of the side with a step across it, an edge along it and no printed line on it
     double step;       // median colour step across it
@@ -902,12 +943,8 @@ std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
         const SidePoints side = sideSamples(seed[i], seed[(i + 1) % 4], centre, 2.0, 0.05);
         const Point n = side.normal;
         const int count = int(side.points.size());
-        cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
-        for (int r = 0; r < count; r++)
-            for (int j = 0; j < width; j++) {
-                probeX.at<float>(r, j) = float(side.points[r].x + (start + j) * n.x);
-                probeY.at<float>(r, j) = float(side.points[r].y + (start + j) * n.y);
-            }
+        cv::Mat probeX, probeY;
+        acrossSide(side, start, width, probeX, probeY);
         const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_CONSTANT);
         const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_CONSTANT);
         const cv::Mat levels = sample(grey, probeX, probeY, cv::BORDER_REPLICATE);
@@ -1035,45 +1072,34 @@ Line enclosing(Line line, const std::vector<cv::Point2f> &points, Point centre, 
     const double outward = line.a * centre.x + line.b * centre.y < line.c ? 1.0 : -1.0;
     const Point normal(outward * line.a, outward * line.b), along(-normal.y, normal.x);
     const size_t count = points.size();
-    std::vector<double> t(count), d(count), eroded(count), opened(count);
+    std::vector<double> t(count), d(count);
     for (size_t i = 0; i < count; i++) {
         t[i] = dot(Point(points[i].x, points[i].y), along);
         d[i] = outward * (line.a * points[i].x + line.b * points[i].y - line.c);
     }
-    const size_t half = RUN / 2;
-    for (size_t i = 0; i < count; i++)
-        eroded[i] = *std::min_element(d.begin() + long(i >= half ? i - half : 0), d.begin() + long(std::min(count, i + half + 1)));
-    for (size_t i = 0; i < count; i++)
-        opened[i] = *std::max_element(eroded.begin() + long(i >= half ? i - half : 0), eroded.begin() + long(std::min(count, i + half + 1)));
+    const std::vector<double> specksAway = opened(d, RUN);
     // the upper hull of (t, opened), t rising (points come in order, either way along)
     std::vector<size_t> byT(count);
     for (size_t i = 0; i < count; i++) byT[i] = i;
     std::sort(byT.begin(), byT.end(), [&](size_t i, size_t j) { return t[i] < t[j]; });
-    std::vector<size_t> hull;
-    for (size_t i : byT) {
-        while (hull.size() >= 2) {
-            const size_t p = hull[hull.size() - 2], q = hull.back();
-            const double cross = (t[q] - t[p]) * (opened[i] - opened[p]) - (opened[q] - opened[p]) * (t[i] - t[p]);
-            if (cross < 0) break;  // q stays above the chord from p to i
-            hull.pop_back();
-        }
-        hull.push_back(i);
-    }
+    std::vector<Point> edge;
+    for (size_t i : byT) edge.emplace_back(t[i], specksAway[i]);
+    const std::vector<Point> hull = upperHull(edge);
     const double tStart = dot(ends[0], along), tEnd = dot(ends[1], along);
     double bestCost = std::numeric_limits<double>::infinity(), atStart = 0, atEnd = 0;
     for (size_t h = 0; h + 1 < hull.size(); h++) {
-        const size_t p = hull[h], q = hull[h + 1];
-        if (t[q] - t[p] < 1e-6) continue;
-        const double slope = (opened[q] - opened[p]) / (t[q] - t[p]);
-        auto on = [&](double at) { return opened[p] + slope * (at - t[p]); };
+        const Point p = hull[h], q = hull[h + 1];
+        if (q.x - p.x < 1e-6) continue;
+        const double slope = (q.y - p.y) / (q.x - p.x);
+        auto on = [&](double at) { return p.y + slope * (at - p.x); };
         double cost = 0;
-        for (size_t i = 0; i < count; i++) cost += on(t[i]) - opened[i];
+        for (size_t i = 0; i < count; i++) cost += on(t[i]) - specksAway[i];
         if (on(tStart) < 0 || on(tEnd) < 0 || cost >= bestCost) continue;
         bestCost = cost;
         atStart = on(tStart);
         atEnd = on(tEnd);
     }
-    if (!std::isfinite(bestCost)) atStart = atEnd = std::max(0.0, *std::max_element(opened.begin(), opened.end()));
+    if (!std::isfinite(bestCost)) atStart = atEnd = std::max(0.0, *std::max_element(specksAway.begin(), specksAway.end()));
     atStart = std::min(atStart, double(reach));
     atEnd = std::min(atEnd, double(reach));
     // the fitted line's points opposite the two ends, moved out by those amounts
@@ -1100,13 +1126,8 @@ Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
         const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centre, 2.0, envelope ? 0.01 : 0.12);
         const Point n = side.normal;
         const int count = int(side.points.size());
-        cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
-        for (int r = 0; r < count; r++) {
-            for (int j = 0; j < width; j++) {
-                probeX.at<float>(r, j) = float(side.points[r].x + (j - reach) * n.x);
-                probeY.at<float>(r, j) = float(side.points[r].y + (j - reach) * n.y);
-            }
-        }
+        cv::Mat probeX, probeY;
+        acrossSide(side, -reach, width, probeX, probeY);
         const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_CONSTANT);
         const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_CONSTANT);
         cv::Mat across(count, width, CV_32F);  // positive: brighter outside
@@ -1400,12 +1421,8 @@ std::optional<Line> outerEdge(const Photo &photo, const cv::Mat &lx, const cv::M
     const Point n = s.normal;
     const int first = FAR, last = std::max(first + 1, int(BEYOND * photo.diagonal));
     const int count = int(s.points.size()), width = last - first + 1;
-    cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
-    for (int r = 0; r < count; r++)
-        for (int j = 0; j < width; j++) {
-            probeX.at<float>(r, j) = float(s.points[r].x + (first + j) * n.x);
-            probeY.at<float>(r, j) = float(s.points[r].y + (first + j) * n.y);
-        }
+    cv::Mat probeX, probeY;
+    acrossSide(s, first, width, probeX, probeY);
     const cv::Mat gx = sample(lx, probeX, probeY, cv::BORDER_CONSTANT);
     const cv::Mat gy = sample(ly, probeX, probeY, cv::BORDER_CONSTANT);
     const float sign = darkerOutside ? -1.0f : 1.0f;  // the gradient along the outward normal, signed
@@ -1579,12 +1596,8 @@ std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float pa
     normal = side.normal;
     const int in = std::max(4, int(BOW_REACH * photo.diagonal)), out = 2;
     const int width = in + out + 1, count = int(side.points.size());
-    cv::Mat probeX(count, width, CV_32F), probeY(count, width, CV_32F);
-    for (int r = 0; r < count; r++)
-        for (int j = 0; j < width; j++) {
-            probeX.at<float>(r, j) = float(side.points[r].x + (j - in) * normal.x);
-            probeY.at<float>(r, j) = float(side.points[r].y + (j - in) * normal.y);
-        }
+    cv::Mat probeX, probeY;
+    acrossSide(side, -in, width, probeX, probeY);
     const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_REPLICATE), gy = sample(photo.gy, probeX, probeY, cv::BORDER_REPLICATE);
     cv::Mat lightness;
     cv::extractChannel(sample(photo.lab, probeX, probeY, cv::BORDER_REPLICATE), lightness, 0);
@@ -1610,21 +1623,6 @@ std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float pa
             }
     }
     return offsets;
-}
-
-/// The upper hull of `points` (in order of x): the polyline over them all that bends only
-/// downward, as `enclosing` builds it.
-std::vector<Point> upperHull(const std::vector<Point> &points) {
-    std::vector<Point> hull;
-    for (const Point &p : points) {
-        while (hull.size() >= 2) {
-            const Point a = hull[hull.size() - 2], b = hull.back();
-            if ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) < 0) break;
-            hull.pop_back();
-        }
-        hull.push_back(p);
-    }
-    return hull;
 }
 
 /// The polyline `hull` (points in order of x) at `x`; beyond its ends carried on straight along the
@@ -1694,20 +1692,16 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q) {
                 seen.push_back(offsets[r]);
                 at.push_back(along[r]);
             }
-        const size_t n = seen.size(), half = RUN / 2;
+        const size_t n = seen.size();
 #ifdef SHEET_DEBUG
         std::fprintf(stderr, "side %d traced: %zu of %zu running, from %.0f to %.0f of %.0f\n", i, n, offsets.size(), n ? at.front() : -1.0, n ? at.back() : -1.0, out.length[i]);
 #endif
         if (n == 0 || n < 0.6 * (1 - 2 * ROUNDED) * double(offsets.size()) || at.front() > 0.2 * out.length[i] || at.back() < 0.8 * out.length[i])
             continue;
-        std::vector<double> eroded(n);
-        std::vector<Point> opened(n);
-        for (size_t j = 0; j < n; j++)
-            eroded[j] = *std::min_element(seen.begin() + long(j >= half ? j - half : 0), seen.begin() + long(std::min(n, j + half + 1)));
-        for (size_t j = 0; j < n; j++)
-            opened[j] = Point(at[j], *std::max_element(eroded.begin() + long(j >= half ? j - half : 0),
-                                                       eroded.begin() + long(std::min(n, j + half + 1))));
-        std::vector<Point> hull = upperHull(opened);
+        const std::vector<double> specksAway = opened(seen, RUN);
+        std::vector<Point> edge(n);
+        for (size_t j = 0; j < n; j++) edge[j] = Point(at[j], specksAway[j]);
+        std::vector<Point> hull = upperHull(edge);
         auto steep = [](Point a, Point b) { return std::abs(b.y - a.y) > TURN * std::abs(b.x - a.x); };
         while (hull.size() > 2 && steep(hull[0], hull[1])) hull.erase(hull.begin());
         while (hull.size() > 2 && steep(hull[hull.size() - 2], hull.back())) hull.pop_back();
