@@ -54,12 +54,12 @@ public enum PageProcessor {
         var cutAlong = KeptPhoto.wholePhoto
         var outlined: [[SheetGeometry.Point]]? = nil
         var suggested: [SheetGeometry.Point]? = nil
-        func fractions(_ corners: [SheetGeometry.Point]) -> [SheetGeometry.Point] {
-            corners.map { SheetGeometry.Point(min(1, max(0, ($0.x + 0.5) / photoWidth)), min(1, max(0, ($0.y + 0.5) / photoHeight))) }
-        }
-        // an outline as it was cut, a side's margin beyond the frame included
+        // an outline as it was cut, a side's margin beyond the frame included; corners within the photo
         func unclamped(_ points: [SheetGeometry.Point]) -> [SheetGeometry.Point] {
             points.map { SheetGeometry.Point(($0.x + 0.5) / photoWidth, ($0.y + 0.5) / photoHeight) }
+        }
+        func fractions(_ corners: [SheetGeometry.Point]) -> [SheetGeometry.Point] {
+            unclamped(corners).map { SheetGeometry.Point(min(1, max(0, $0.x)), min(1, max(0, $0.y))) }
         }
         if steps.findPage {
             switch try PhotoSheet.find(pix, dpi: dpi, focal35: page.focal35) {
