@@ -1586,8 +1586,8 @@ Candidate enclose(const Photo &photo, const Candidate &chosen) {
 /// Where the sheet's edge runs along side `i` of `q`, every 2 px along it: the outermost offset (from
 /// BOW_REACH inside it to 2 px outside) where the lightness falls outward as from `paper` to `table`,
 /// by an edge (EDGE) with the lightness NEAR to FAR outside it below that NEAR to FAR inside it by
-/// STEP (not a line of print, with paper again beyond it); NaN where there is none. `along`: each point's distance from
-/// corner i; `normal`: the side's outward normal.
+/// STEP (not a line of print, with paper again beyond it); NaN where there is none. `along`: each
+/// point's distance from corner i; `normal`: the side's outward normal.
 std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float paper, float table, std::vector<double> &along,
                               Point &normal) {
     const Point p = q[i], e = q[(i + 1) % 4];
