@@ -17,8 +17,12 @@ public final class EditWorkers: @unchecked Sendable {
 
     private let lock = NSLock()
     private var queues: [String: DispatchQueue] = [:]
-    /// Scripts submitted and not yet reported: a rescan that sees one again must not apply it twice.
-    private var inFlight: Set<String> = []
+    /// Scripts submitted and not yet claimed, each with its submission's number: a rescan that sees
+    /// one again before its claim must not queue it twice. Once claimed the script is no longer at
+    /// its path, so a file saved there afterwards (the same name again while the first still waits
+    /// for its target) is a script of its own, queued behind the first.
+    private var inFlight: [String: Int] = [:]
+    private var submissions = 0
     private var done: [Finished] = []
     private var stopping = false
     private let running = DispatchGroup()
@@ -70,10 +74,13 @@ public final class EditWorkers: @unchecked Sendable {
                          then: @escaping @Sendable (Finished?) -> Void) -> Bool {
         let queue: DispatchQueue
         lock.lock()
-        guard !stopping, inFlight.insert(path).inserted else {
+        guard !stopping, inFlight[path] == nil else {
             lock.unlock()
             return false
         }
+        submissions += 1
+        let submission = submissions
+        inFlight[path] = submission
         let key = target ?? Self.target(of: path, config: config) ?? path
         if let existing = queues[key] {
             queue = existing
@@ -86,20 +93,28 @@ public final class EditWorkers: @unchecked Sendable {
         queue.async { [self] in
             slots.wait()
             defer { slots.signal() }
-            let finished = apply(path, relativePath, config)
+            let finished = apply(path, relativePath, config, claimed: { release(path, submission) })
             lock.lock()
             if let finished { done.append(finished) }
-            inFlight.remove(path)
             lock.unlock()
+            release(path, submission)
             then(finished)
             running.leave()
         }
         return true
     }
 
-    /// Claims the script, runs the worker on it, and files it in failed/ when the worker overran or
-    /// failed; nil when the daemon is stopping (the script stays claimed for the next start).
-    private func apply(_ path: String, _ relativePath: String, _ config: Config) -> Finished? {
+    /// `path` may be submitted again, unless a later submission holds it already.
+    private func release(_ path: String, _ submission: Int) {
+        lock.lock()
+        if inFlight[path] == submission { inFlight[path] = nil }
+        lock.unlock()
+    }
+
+    /// Claims the script (then `claimed`), runs the worker on it, and files it in failed/ when the
+    /// worker overran or failed; nil when the daemon is stopping (the script stays claimed for the
+    /// next start).
+    private func apply(_ path: String, _ relativePath: String, _ config: Config, claimed: () -> Void) -> Finished? {
         var finished = Finished(relativePath: relativePath,
                                 outcome: EditJob.Outcome(script: relativePath, applied: nil, problems: [], filed: nil),
                                 storeLog: [])
@@ -109,19 +124,20 @@ public final class EditWorkers: @unchecked Sendable {
             return finished
         }
         let job = EditJob(config: config, store: store)
-        let claimed: String
-        do { claimed = try job.claim(path, relativePath: relativePath) } catch {
+        let claim: String
+        do { claim = try job.claim(path, relativePath: relativePath) } catch {
             finished.outcome.takenElsewhere = error.code == ENOENT
             finished.outcome.problems = ["\(config.edits.path)/\(relativePath): \(error)"]
             return finished
         }
+        claimed()
         let seconds = config.limits.editSeconds
-        var ending = process.run(claimed: claimed, relativePath: relativePath, config: config, seconds: seconds,
+        var ending = process.run(claimed: claim, relativePath: relativePath, config: config, seconds: seconds,
                                  stopping: { isStopping })
         if case .failed = ending {
             // A worker that died without a word (killed by the system, say) is tried once more: the
             // claim tells the second whether the first had applied the script already.
-            ending = process.run(claimed: claimed, relativePath: relativePath, config: config, seconds: seconds,
+            ending = process.run(claimed: claim, relativePath: relativePath, config: config, seconds: seconds,
                                  stopping: { isStopping })
         }
         switch ending {
@@ -133,13 +149,13 @@ public final class EditWorkers: @unchecked Sendable {
             // What the worker had half-written is rolled back before the script is filed.
             try? store.recoverAll()
             finished.storeLog = store.log
-            finished.outcome = job.abandon(claimed, relativePath: relativePath,
+            finished.outcome = job.abandon(claim, relativePath: relativePath,
                                            reason: "still running after \(Quantities.describe(seconds: seconds)) "
                                                + "(limits.edit_seconds); stopped, and its target left as it was")
         case .failed(let reason):
             try? store.recoverAll()
             finished.storeLog = store.log
-            finished.outcome = job.abandon(claimed, relativePath: relativePath, reason: reason)
+            finished.outcome = job.abandon(claim, relativePath: relativePath, reason: reason)
         }
         return finished
     }
@@ -165,12 +181,6 @@ public final class EditWorkers: @unchecked Sendable {
         let taken = done
         done = []
         return taken
-    }
-
-    var pending: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return inFlight.count
     }
 
     /// The target a script names, to queue it behind the other scripts for that target; nil
