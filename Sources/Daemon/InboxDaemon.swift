@@ -321,7 +321,13 @@ public final class InboxDaemon {
     private func reportEditScripts() {
         let finished = editWorkers.finished()
         var recorded: [JobOutcome] = []
-        for script in finished where !script.outcome.takenElsewhere {
+        for script in finished {
+            guard !script.outcome.takenElsewhere else {
+                // Gone from the edits folder before its claim: another daemon on the library took it.
+                log.log(.notice, "pdftrapper: edit script \(script.relativePath): taken by another daemon "
+                            + "(\(script.outcome.problems.first ?? "gone before its claim"))")
+                continue
+            }
             for line in script.storeLog { log.log(.warning, "pdftrapper: \(line)") }
             let outcome = script.outcome
             var fields = [EventField.input: script.relativePath]
