@@ -65,9 +65,12 @@ extension EditScriptTests {
         #expect(keep.status == 0 && !keep.stdout.contains("purge"), "\(keep.stdout)")
     }
 
-    /// T.pdf's lock held by another program, as a long inbox job would hold it, until the process
-    /// returned is killed; T is touched once first, so that its lock file exists.
-    func holdingTheLockOfT(_ scratch: Scratch) throws -> Process {
+    /// Two targets of two pages, T.pdf and U.pdf, T's lock held by another program (`holder`, until
+    /// it is killed) as a long inbox job would hold it, and a daemon running on them.
+    func busyT() throws -> (scratch: Scratch, holder: Process, daemon: DaemonProcess) {
+        let scratch = try world(pages: 2)
+        try FileManager.default.copyItem(atPath: scratch.path + "/library/T.pdf", toPath: scratch.path + "/library/U.pdf")
+        // T touched once, so that its lock file exists
         #expect(try apply(scratch, "target = \"T.pdf\"\n[[edit]]\nop = \"rotate\"\ndegrees = 90\n").status == 0)
         let locks = scratch.path + "/library/.pdftrapper/locks"
         let lockFiles = try FileManager.default.contentsOfDirectory(atPath: locks).filter { $0.hasSuffix(".lock") }
@@ -84,16 +87,14 @@ extension EditScriptTests {
         // more than the waits here, so that a loaded machine cannot make them overrun (that is
         // EditLimitsTests').
         try scratch.write("config.toml", EditScriptTests.config + "[limits]\nedit_seconds = \"600s\"\n")
-        return holder
+        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
+        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
+        return (scratch, holder, daemon)
     }
 
     @Test func scriptsForAnotherTargetDoNotWaitBehindABusyOne() throws {
-        let scratch = try world(pages: 2)
-        try FileManager.default.copyItem(atPath: scratch.path + "/library/T.pdf", toPath: scratch.path + "/library/U.pdf")
-        let holder = try holdingTheLockOfT(scratch)
+        let (scratch, holder, daemon) = try busyT()
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
-        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
-        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
         try scratch.write("edits/1-t.toml", "target = \"T.pdf\"\n[[edit]]\nop = \"metadata\"\ntitle = \"first\"\n")
         try scratch.write("edits/2-t.toml", "target = \"T.pdf\"\n[[edit]]\nop = \"metadata\"\ntitle = \"second\"\n")
         try scratch.write("edits/3-u.toml", "target = \"U.pdf\"\n[[edit]]\nop = \"rotate\"\ndegrees = 180\n")
@@ -120,12 +121,8 @@ extension EditScriptTests {
     /// same `cp rotate.toml edits/` twice) is a script of its own: applied after the first, not
     /// left in the edits folder unseen.
     @Test func aScriptSavedAgainUnderTheNameOfOneWaitingIsAppliedAfterIt() throws {
-        let scratch = try world(pages: 2)
-        try FileManager.default.copyItem(atPath: scratch.path + "/library/T.pdf", toPath: scratch.path + "/library/U.pdf")
-        let holder = try holdingTheLockOfT(scratch)
+        let (scratch, holder, daemon) = try busyT()
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
-        let daemon = try DaemonProcess(config: scratch.path + "/config.toml", in: scratch.url)
-        #expect(daemon.notify.wait(for: "READY=1"), "log: \(daemon.log)")
         let edits = scratch.path + "/edits"
         try scratch.write("edits/title.toml", "target = \"T.pdf\"\n[[edit]]\nop = \"metadata\"\ntitle = \"first\"\n")
         try #require(eventually { !FileManager.default.fileExists(atPath: edits + "/title.toml") }, "claimed: \(daemon.log)")
