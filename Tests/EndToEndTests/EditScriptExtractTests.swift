@@ -134,8 +134,8 @@ extension EditScriptTests {
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
         let reports = { (try? FileManager.default.contentsOfDirectory(atPath: edits + "/done")) ?? [] }
-        #expect(eventually { reports().filter { $0.hasPrefix("title") && $0.hasSuffix(".report.json") }.count == 2 },
-                "both scripts named title.toml applied: \(reports()); left: \((try? FileManager.default.contentsOfDirectory(atPath: edits)) ?? []); \(daemon.log)")
+        #expect(eventually { Set(reports()).isSuperset(of: ["title.toml.report.json", "title-2.toml.report.json"]) },
+                "both scripts named title.toml applied, the second filed as title-2.toml: \(reports()); left: \((try? FileManager.default.contentsOfDirectory(atPath: edits)) ?? []); \(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: edits + "/title.toml"), "nothing left behind in the edits folder")
         let info = try PDFReaders.run("pdfinfo", [scratch.path + "/library/T.pdf"])
         #expect(info.text.contains("second"), "the one saved last applied last: \(info.text)")
