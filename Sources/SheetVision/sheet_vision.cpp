@@ -11,7 +11,9 @@
 // quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
 // faint sides); one side without an edge counts by its crease where the other three are edges and
-// the sides meeting it, clear edges up to it, turn there (foldShare: a notepad's or book's binding);
+// the sides meeting it turn there, one of them a clear edge up to it (foldShare: a notepad's or
+// book's binding, a card's shadow on a white table); a convincing candidate framing the best one
+// is taken instead of nothing (choose);
 // the print's outline swept out to the sheet's faint edges is a candidate too (inkCandidates: a
 // receipt on a white table); the sides taken are moved out to enclose the edges they were
 // fitted to (refine's envelope), so that a torn, wavy or bowed side is not cut through; and a side
@@ -604,17 +606,21 @@ double creaseShare(const Photo &photo, const Quad &q, int side) {
     return double(creased) / count;
 }
 
-/// Side `side` of `q` as a book's fold: the crease's share of it, or 0. The other three sides are
-/// drawn by real edges, a crease runs along this one, and the two sides meeting it run up to it as
-/// clear edges (STEP) but do not run on straight beyond it (the facing page's edges turn at the
-/// binding). A crease across a sheet has the sheet's own edges running on straight past it, and is
-/// no fold; where those edges are too faint to tell (white on white), nothing is taken for one.
+/// Side `side` of `q` as a book's fold, or the thin shadow a card or sheet on a white table casts
+/// along its edge: the crease's share of it, or 0. The other three sides are drawn by real edges, a
+/// crease runs along this one, neither side meeting it runs on straight beyond it (the facing page's
+/// edges turn at the binding), and at least one of them runs up to it as a clear edge (STEP). A
+/// crease or printed rule across a sheet has the sheet's own edges running on straight past it, and
+/// is no fold; where both are too faint up to it to tell (white on white), nothing is taken for one.
+/// One is enough: the edge that is clear up to the crease would be as clear past it, were the sheet
+/// to go on (a card's rounded corner on a white table leaves the other faint).
 double foldShare(const Photo &photo, const Quad &q, int side, const std::array<double, 4> &support) {
     for (int k = 1; k < 4; k++)
         if (support[(side + k) % 4] < FRAMED) return 0;
     const double share = creaseShare(photo, q, side);
     if (share < FRAMED) return 0;
     const Point centre = centreOf(q);
+    int clearUpTo = 0;
     // the neighbour ending at corner `side`, and the one starting at corner `side + 1`, carried on
     for (auto [from, to] : {std::pair{q[(side + 3) % 4], q[side]}, std::pair{q[(side + 2) % 4], q[(side + 1) % 4]}}) {
         // a tenth of the side on, or up to the frame (a corner at the frame tells nothing), against as
@@ -625,11 +631,10 @@ double foldShare(const Photo &photo, const Quad &q, int side, const std::array<d
         if (d.x > 0) length = std::min(length, (photo.w - 1 - to.x) / d.x);
         if (d.y < 0) length = std::min(length, to.y / -d.y);
         if (d.y > 0) length = std::min(length, (photo.h - 1 - to.y) / d.y);
-        if (length < 2 * FAR || stretchSupport(photo, to - d * length, to, centre) < RUNS_ON ||
-            stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON)
-            return 0;
+        if (length < 2 * FAR || stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON) return 0;
+        clearUpTo += stretchSupport(photo, to - d * length, to, centre) >= RUNS_ON;
     }
-    return share;
+    return clearUpTo > 0 ? share : 0;
 }
 
 /// A candidate with its evidence and a score in 0-1; none when its shape rules it out.
@@ -1339,8 +1344,10 @@ using Plausible = std::function<bool(const Quad &)>;
 /// table around the larger one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of
 /// wood grain around a sheet holds more wood), the largest of those instead. When that one's
 /// proportions are no paper's and a convincing larger one around it has a paper's, that one
-/// (`passedOver`: the one given up). -1: none convincing, or the one that would be taken may be
-/// printed on a larger sheet (`heldBack`, and `framing` the larger one).
+/// (`passedOver`: the one given up). When a larger candidate frames the one taken (framedByMore) and
+/// is convincing itself (a card whose stripe or barcode makes a stronger quadrilateral than the
+/// card), the larger one. -1: none convincing, or the one that would be taken may be printed on a
+/// larger sheet that is not convincing (`heldBack`, and `framing` the larger one).
 int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausible &plausible, int &passedOver, int &heldBack,
            int &framing) {
     passedOver = heldBack = framing = -1;
@@ -1378,6 +1385,12 @@ int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausi
         }
     }
     framing = framedByMore(found, photo, best);
+    // a framing candidate convincing in its own right is the sheet (the one it frames is printed on
+    // it), unless it is framed in turn
+    while (framing >= 0 && found[framing].score >= ACCEPT) {
+        best = framing;
+        framing = framedByMore(found, photo, best);
+    }
     if (framing < 0) return best;
     heldBack = best;
     return -1;

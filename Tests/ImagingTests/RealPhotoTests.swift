@@ -38,8 +38,6 @@ import TrapperCore
         "lmmx__page-dewarp/finnish_cooking_a.jpg":
             "a book page: its top and bottom sides are followed into the binding, but its fore-edge side runs along the pages stacked under it, a corner 3.4 % off",
         "mzucker__page_dewarp/linguistics_thesis_a.jpg": "a page filling the frame: no candidate convincing (0.60)",
-        "tony-xlh__document-scanning-dataset/inner-lines.jpg":
-            "left whole: the best candidate is the card's printed stripe and barcode, and the card around it, its white bottom edge unseen on the white table, is not convincing enough to take",
         "tony-xlh__document-scanning-dataset/with-graphics.jpg":
             "a page curling into the fold: its top side's edge, under letters printed across a red band, runs on along half of it only, too little to follow as a curve, so the top runs along the top of the curl, a corner 7 % off, nothing lost",
     ]
