@@ -18,7 +18,8 @@
 // receipt on a white table); the sides taken are moved out to enclose the edges they were
 // fitted to (refine's envelope), so that a torn, wavy or bowed side is not cut through; and a side
 // that bows or curls is followed as a curve (bends, outlineOf: a sheet lifted at its corners, a
-// book's page curving into its binding), its corners where the curves meet.
+// book's page curving into its binding), its corners where the curves meet, the edge traced by its
+// lightness or, for a coloured band along it, by its chroma (edgeTrace).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -83,6 +84,7 @@ constexpr double BOW = 0.005;       // a side is followed as a curve where its e
 constexpr double BOW_REACH = 0.07; // ... sought this far (share of the diagonal) inside the straight side
 constexpr double ROUNDED = 0.05;   // ... its ends (this share of it at each) left out: rounded or dog-eared corners
 constexpr size_t CONTINUOUS = 8;   // ... where the edge runs on unbroken for this many points 2 px apart
+constexpr double COLOUR_STEP = 20; // ... or where its chroma (a, b of Lab from grey) falls outward this much
 constexpr double TURN = 0.5;       // ... turning from the straight side at most this steeply (rise over run)
 
 constexpr double PI = CV_PI;
@@ -1599,8 +1601,9 @@ Candidate enclose(const Photo &photo, const Candidate &chosen) {
 /// Where the sheet's edge runs along side `i` of `q`, every 2 px along it: the outermost offset (from
 /// BOW_REACH inside it to 2 px outside) where the lightness falls outward as from `paper` to `table`,
 /// by an edge (EDGE) with the lightness NEAR to FAR outside it below that NEAR to FAR inside it by
-/// STEP (not a line of print, with paper again beyond it); NaN where there is none. `along`: each
-/// point's distance from corner i; `normal`: the side's outward normal.
+/// STEP (not a line of print, with paper again beyond it), or where the chroma falls outward so, by
+/// COLOUR_STEP (a red band along the page's top against a grey cloth as light as the red); NaN where
+/// there is neither. `along`: each point's distance from corner i; `normal`: the side's outward normal.
 std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float paper, float table, std::vector<double> &along,
                               Point &normal) {
     const Point p = q[i], e = q[(i + 1) % 4];
@@ -1612,9 +1615,26 @@ std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float pa
     cv::Mat probeX, probeY;
     acrossSide(side, -in, width, probeX, probeY);
     const cv::Mat gx = sample(photo.gx, probeX, probeY, cv::BORDER_REPLICATE), gy = sample(photo.gy, probeX, probeY, cv::BORDER_REPLICATE);
+    const cv::Mat labs = sample(photo.lab, probeX, probeY, cv::BORDER_REPLICATE);
     cv::Mat lightness;
-    cv::extractChannel(sample(photo.lab, probeX, probeY, cv::BORDER_REPLICATE), lightness, 0);
+    cv::extractChannel(labs, lightness, 0);
     const float falls = paper > table ? 1.0f : -1.0f;
+    // each point's chroma (its distance from grey in a and b): a coloured band printed along the
+    // sheet's edge, as light as a grey table, shows by its colour alone
+    cv::Mat chroma(labs.size(), CV_32F);
+    for (int r = 0; r < labs.rows; r++)
+        for (int j = 0; j < labs.cols; j++) {
+            const cv::Vec3f v = labs.at<cv::Vec3f>(r, j);
+            chroma.at<float>(r, j) = std::hypot(v[1] - 128.0f, v[2] - 128.0f);
+        }
+    auto colourFalls = [&](int r, int j) {
+        std::vector<float> before, beyond;
+        for (int o = std::max(0, j - FAR); o <= j - NEAR; o++) before.push_back(chroma.at<float>(r, o));
+        for (int o = j + NEAR; o <= std::min(width - 1, j + FAR); o++) beyond.push_back(chroma.at<float>(r, o));
+        if (before.empty() || beyond.empty()) return false;
+        return median(before) - median(beyond) >= float(COLOUR_STEP);
+    };
+    std::vector<float> colourResponse(width);
     auto stepsDown = [&](int r, int j) {
         std::vector<float> before, beyond;
         for (int o = std::max(0, j - FAR); o <= j - NEAR; o++) before.push_back(lightness.at<float>(r, o));
@@ -1627,10 +1647,13 @@ std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float pa
     std::vector<float> response(width);
     for (int r = 0; r < count; r++) {
         along[r] = length * r / std::max(1, count - 1);
-        for (int j = 0; j < width; j++)
+        for (int j = 0; j < width; j++) {
             response[j] = -falls * (gx.at<float>(r, j) * float(normal.x) + gy.at<float>(r, j) * float(normal.y));
+            colourResponse[j] = 4 * (chroma.at<float>(r, std::max(0, j - 1)) - chroma.at<float>(r, std::min(width - 1, j + 1)));
+        }
+        auto peak = [&](const std::vector<float> &v, int j) { return v[j] >= EDGE && v[j] >= v[j - 1] && v[j] >= v[j + 1]; };
         for (int j = width - 2; j >= 1; j--)
-            if (response[j] >= EDGE && response[j] >= response[j - 1] && response[j] >= response[j + 1] && stepsDown(r, j)) {
+            if ((peak(response, j) && stepsDown(r, j)) || (peak(colourResponse, j) && colourFalls(r, j))) {
                 offsets[r] = j - in;
                 break;
             }
