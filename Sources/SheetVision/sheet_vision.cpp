@@ -19,7 +19,8 @@
 // fitted to (refine's envelope), so that a torn, wavy or bowed side is not cut through; and a side
 // that bows or curls is followed as a curve (bends, outlineOf: a sheet lifted at its corners, a
 // book's page curving into its binding), its corners where the curves meet, the edge traced by its
-// lightness or, for a coloured band along it, by its chroma (edgeTrace).
+// lightness or, for a coloured band along it, by its chroma (edgeTrace); and the one taken is joined
+// with a convincing one beside it in line, the two split by a band across the sheet (join).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -30,8 +31,9 @@
 //    swept out to the first edge beyond each of its sides.
 // 3. Each judged by the colour step along its four sides (one of them may be a fold instead); the
 //    best REFINED refitted to the edges.
-// 4. The best convincing one chosen (or a larger one holding it; none when it may be printed on a
-//    larger sheet), refined, moved out over any band of sheet along a side, each side moved out to
+// 4. The best convincing one chosen (or a larger one holding it, or a convincing one framing it;
+//    none when it may be printed on a larger sheet), refined, joined with a convincing one in line
+//    beside it across a band, moved out over any band of sheet along a side, each side moved out to
 //    the edge's outermost stretch, and widened by MARGIN.
 // 5. Its sides traced inward for a bow or curl: where one strays from its chord, the cut's outline
 //    follows the curves (the result's `outline`, which ptcv_warp_sheet follows in warp.cpp).
@@ -1576,6 +1578,55 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
     return best;
 }
 
+// --- a sheet split in two by a band across it -----------------------------------------------------------
+
+/// The distance of `p` from the line `l`.
+double distanceFrom(const Line &l, Point p) { return std::abs(l.a * p.x + l.b * p.y - l.c) / std::max(1e-9, std::hypot(l.a, l.b)); }
+
+/// `chosen` joined with a convincing candidate lying beside it across one of its sides: the two meet
+/// along that side (their near corners within BEYOND of each other: a band between them) and the
+/// other's far corners lie on the lines of the two sides flanking it. A card's stripe, or a header
+/// printed right across a sheet on a white table whose white margins do not show, splits the sheet
+/// into two quadrilaterals, each convincing, and taking one cuts off the other. Judged whole, the
+/// joined sides would not count their faint white-on-white steps (the band makes the colours along
+/// them anything but quiet), so the parts' evidence stands for it: its score is the weaker part's.
+/// Two sheets lying edge to edge in line are taken together: a looser cut, nothing lost.
+Candidate join(const Photo &photo, const std::vector<Candidate> &found, const Candidate &chosen) {
+    Candidate best = chosen;
+    const double tolerance = 0.01 * photo.diagonal;
+    for (int joins = 0; joins < 3; joins++) {
+        const Quad a = best.quad;
+        const Point centre = centreOf(a);
+        std::optional<Candidate> joined;
+        for (const Candidate &other : found) {
+            if (other.score < ACCEPT) continue;
+            const Quad b = other.quad;
+            for (int i = 0; i < 4 && !joined; i++) {
+                const Line side = lineThrough(a[i], a[(i + 1) % 4]);
+                const double inward = side.a * centre.x + side.b * centre.y - side.c;
+                const Point beside = centreOf(b);
+                if ((side.a * beside.x + side.b * beside.y - side.c) * inward >= 0) continue;  // not across side i
+                for (int k = 0; k < 4 && !joined; k++) {
+                    // b's side k along a's side i: a[i] meets b[k + 1], a[i + 1] meets b[k]
+                    const Point near0 = b[(k + 1) % 4], near1 = b[k], far0 = b[(k + 2) % 4], far1 = b[(k + 3) % 4];
+                    const double gap = std::max(std::hypot(a[i].x - near0.x, a[i].y - near0.y), std::hypot(a[(i + 1) % 4].x - near1.x, a[(i + 1) % 4].y - near1.y));
+                    if (gap > BEYOND * photo.diagonal) continue;
+                    const Line before = lineThrough(a[(i + 3) % 4], a[i]), after = lineThrough(a[(i + 2) % 4], a[(i + 1) % 4]);
+                    if (distanceFrom(before, far0) > tolerance || distanceFrom(after, far1) > tolerance) continue;
+                    const Quad whole = order(Quad{a[(i + 2) % 4], a[(i + 3) % 4], far0, far1});
+                    if (!convex(whole)) continue;
+                    joined = judge(photo, whole, best.source + "+joined");
+                    if (joined) joined->score = std::min(best.score, other.score);
+                }
+            }
+            if (joined) break;
+        }
+        if (!joined) break;
+        best = *joined;
+    }
+    return best;
+}
+
 /// `chosen` moved out over any band of sheet along a side (extend), and each other side moved out to
 /// enclose the edge it follows (refine's envelope); its evidence kept as judged.
 Candidate enclose(const Photo &photo, const Candidate &chosen) {
@@ -1830,7 +1881,7 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
     if (chosen >= 0) {
-        found[chosen] = enclose(photo, found[chosen]);
+        found[chosen] = enclose(photo, join(photo, found, found[chosen]));
         copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
         // where its sides bow or curl, followed: its corners where they meet, the cut along them
         if (const auto bent = bends(photo, found[chosen].quad)) {

@@ -235,6 +235,17 @@ import Testing
         #expect(drawn.allSatisfy { Self.inside($0, taken) }, "the cut \(taken) leaves out part of the letter \(drawn)")
     }
 
+    /// Issue 42, point 3: a card with a dark stripe right across it, a little above its middle, on a
+    /// white table. The stripe's edges are the strongest in the photo, and the card's white border
+    /// steps by about 7: the card above the stripe and the card below it are each a convincing
+    /// quadrilateral, the whole card none. Before, the larger half was taken and the rest of the card
+    /// (a third of it) cut off. The two halves meet across the stripe with their sides in line, and are
+    /// joined.
+    @Test func aCardSplitByAStripeOnAWhiteTableIsCutWhole() throws {
+        let (drawn, cut, run) = try photographed(["table": "white", "band": [0.279, 0.293], "angle": -5.4, "tilt": 12.6, "size": [1600, 1200], "fill": 0.9, "paper": [85.6, 54], "seed": 17])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 3: a till roll's top torn along a curve, rising to its corners over the last
     /// tenths: a line fitted to that edge runs through the paper, 1.2 % of the photo's diagonal below
     /// its corners. The side taken encloses the edge instead; the corners are kept (within 0.3 %, the
