@@ -20,7 +20,11 @@
 // that bows or curls is followed as a curve (bends, outlineOf: a sheet lifted at its corners, a
 // book's page curving into its binding), its corners where the curves meet, the edge traced by its
 // lightness or, for a coloured band along it, by its chroma (edgeTrace); and the one taken is joined
-// with a convincing one beside it in line, the two split by a band across the sheet (join).
+// with a convincing one beside it in line, the two split by a band across the sheet (join); a
+// larger convincing one carrying the best on across one side, its sides running on past a crease,
+// holds it whatever its score (carriedOn); and a side whose edge runs on past both its corners with
+// the same step in lightness alone, a shadow's edge crossing table and sheet alike, is no side
+// (crossesPhoto).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -73,6 +77,7 @@ constexpr double HOLD = 0.15;      // how much weaker the evidence of a larger c
 constexpr double FRAMED = 0.6;     // a side with this much support is drawn by a real edge (a candidate framing the one chosen)
 constexpr double BEYOND = 0.12;    // how far outside a side (share of the diagonal) a band of sheet along it is sought
 constexpr double CONTINUED = 0.5;  // the share of a band's end along which a neighbouring side's edge must run on
+constexpr double SHADE = 0.6;       // a shadow's edge: the darker side at least this share of the lighter's lightness, the same colour
 constexpr double MARGIN = 0.003;   // the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
 constexpr size_t LINES_KEPT = 60;  // the strongest merged lines that quadrilaterals are made of
 constexpr size_t LINE_QUADS = 24;  // the most quadrilaterals taken from lines
@@ -122,6 +127,9 @@ Quad order(const Quad &q) {
     for (int i = 0; i < 4; i++) out[i] = q[index[(first + i) % 4]];
     return out;
 }
+
+/// The distance of `p` from the line `l`.
+double distanceFrom(const Line &l, Point p) { return std::abs(l.a * p.x + l.b * p.y - l.c) / std::max(1e-9, std::hypot(l.a, l.b)); }
 
 /// Where two lines meet; none when they are parallel.
 std::optional<Point> intersect(const Line &l1, const Line &l2) {
@@ -563,6 +571,7 @@ struct Candidate {
     double score;
     double area;  // share of the photo
     int fold = -1;  // the side that is a book's fold, not an edge (its support is the crease's)
+    bool crossed = false;  // a side with an edge is a shadow's or band's edge crossing the photo (support 0)
 };
 
 double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool quiet = false);
@@ -641,6 +650,75 @@ double foldShare(const Photo &photo, const Quad &q, int side, const std::array<d
     return clearUpTo > 0 ? share : 0;
 }
 
+/// The median colours of the strips NEAR..FAR inside and outside (away from `centre`) the stretch
+/// from `a` to `b`; none where the stretch is off the photo.
+std::optional<std::pair<cv::Vec3f, cv::Vec3f>> stretchColours(const Photo &photo, Point a, Point b, Point centre) {
+    const Point d = b - a;
+    const double length = std::hypot(d.x, d.y);
+    if (length < 1) return std::nullopt;
+    Point n(-d.y / length, d.x / length);
+    if (dot(n, (a + b) / 2 - centre) < 0) n = -n;
+    const int count = std::max(2, int(length / 2) + 1);
+    constexpr int k = STRIPS;
+    cv::Mat xs(count, 2 * k, CV_32F), ys(count, 2 * k, CV_32F);
+    for (int r = 0; r < count; r++) setStrips(xs, ys, r, a + d * (double(r) / (count - 1)), n);
+    const cv::Mat values = sample(photo.lab, xs, ys, cv::BORDER_REPLICATE);
+    std::array<std::array<std::vector<float>, 3>, 2> channels;
+    for (int r = 0; r < count; r++)
+        for (int j = 0; j < 2 * k; j++) {
+            const float x = xs.at<float>(r, j), y = ys.at<float>(r, j);
+            if (x < 0 || y < 0 || x > photo.w - 1 || y > photo.h - 1) continue;
+            for (int c = 0; c < 3; c++) channels[j / k][c].push_back(values.at<cv::Vec3f>(r, j)[c]);
+        }
+    if (channels[0][0].empty() || channels[1][0].empty()) return std::nullopt;
+    auto colour = [&](int s) { return cv::Vec3f(median(channels[s][0]), median(channels[s][1]), median(channels[s][2])); };
+    return std::pair{colour(0), colour(1)};
+}
+
+/// Whether side `side` of `q` is the edge of a shadow crossing the photo rather than the sheet's: a
+/// step in lightness alone (SHADE), and past both its corners (a fifth of the side on, up to the
+/// frame) the same edge runs on straight with the same step across it (the colour outside less the
+/// colour inside, within STEP), as a shadow's edge crosses a white table and a white sheet alike. A
+/// sheet's own side ends at its corners: beyond them lies table either side, no edge; or a table's
+/// edge, its step from another colour than the paper's; or a cloth's pattern, the same.
+bool crossesPhoto(const Photo &photo, const Quad &q, int side) {
+    const Point p = q[side], e = q[(side + 1) % 4], centre = centreOf(q);
+    const double length = std::hypot(e.x - p.x, e.y - p.y);
+    if (length < 2 * FAR) return false;
+    const auto along = stretchColours(photo, p, e, centre);
+    if (!along) return false;
+    // a shadow darkens what it falls on, keeping its colour: lightness alone differs across its edge,
+    // and not by much (a table's edge onto a dark cloth is no shadow, and no sheet hides beyond it)
+    const cv::Vec3f inside = along->first, outside = along->second;
+    const float darker = std::min(inside[0], outside[0]), lighter = std::max(inside[0], outside[0]);
+    if (darker < SHADE * lighter || std::hypot(inside[1] - outside[1], inside[2] - outside[2]) >= STEP) return false;
+    const Point d = (e - p) * (1.0 / length);
+    for (auto [from, dir] : {std::pair{e, d}, std::pair{p, -d}}) {
+        double reach = 0.2 * length;
+        if (dir.x < 0) reach = std::min(reach, from.x / -dir.x);
+        if (dir.x > 0) reach = std::min(reach, (photo.w - 1 - from.x) / dir.x);
+        if (dir.y < 0) reach = std::min(reach, from.y / -dir.y);
+        if (dir.y > 0) reach = std::min(reach, (photo.h - 1 - from.y) / dir.y);
+        if (reach < 2 * FAR) return false;
+        const Point start = from + dir * double(FAR), end = from + dir * reach;
+        // the edge sought a few pixels either side of the line carried on: a side fitted a little askew
+        const Point n(-dir.y, dir.x);
+        double runs = 0;
+        Point shift(0, 0);
+        for (int o = -6; o <= 6; o++) {
+            const double s = stretchSupport(photo, start + n * double(o), end + n * double(o), centre, true);
+            if (s > runs) {
+                runs = s;
+                shift = n * double(o);
+            }
+        }
+        const auto beyond = stretchColours(photo, start + shift, end + shift, centre);
+        if (runs < RUNS_ON) return false;
+        if (!beyond || cv::norm((beyond->second - beyond->first) - (along->second - along->first)) >= STEP) return false;
+    }
+    return true;
+}
+
 /// A candidate with its evidence and a score in 0-1; none when its shape rules it out.
 std::optional<Candidate> judge(const Photo &photo, const Quad &found, const std::string &source) {
     const Quad q = order(found);
@@ -650,6 +728,11 @@ std::optional<Candidate> judge(const Photo &photo, const Quad &found, const std:
     double sum = 0, least = 1;
     for (int i = 0; i < 4; i++) {
         out.support[i] = sides[i].support * std::min(1.0, sides[i].coherence / 0.7);
+        // an edge along a third of it or more that is a shadow's or a band's crossing the photo is none of the sheet's
+        if (out.support[i] >= 0.3 && crossesPhoto(photo, q, i)) {
+            out.support[i] = 0;
+            out.crossed = true;
+        }
         out.step[i] = sides[i].step;
         sum += out.support[i];
         least = std::min(least, out.support[i]);
@@ -1221,7 +1304,8 @@ std::vector<Candidate> candidates(const Photo &photo) {
     // refine the leaders: their corners then sit where the edges really are
     for (size_t i = 0; i < judged.size() && i < REFINED; i++) {
         const auto refined = judge(photo, refine(photo, judged[i].quad), judged[i].source + "+refined");
-        if (refined && refined->score >= judged[i].score - 0.02) {
+        // a refined side found to cross the photo (a shadow's edge) tells on the candidate too
+        if (refined && (refined->score >= judged[i].score - 0.02 || refined->crossed)) {
             const Quad raw = judged[i].raw;
             judged[i] = *refined;
             judged[i].raw = raw;
@@ -1340,13 +1424,35 @@ int framedByMore(const std::vector<Candidate> &found, const Photo &photo, int ch
     return -1;
 }
 
+/// Whether `outer` is `inner` carried on across one of its sides: two corners shared, the other two
+/// of `inner` on the sides of `outer` flanking that one, whose edges run on along the stretch past
+/// them (a crease or a fold across a sheet on a white table, the sheet's sides running on past it).
+bool carriedOn(const Photo &photo, const Quad &inner, const Quad &outer) {
+    const double tolerance = 0.01 * photo.diagonal;
+    auto near = [&](Point p, Point q) { return std::hypot(p.x - q.x, p.y - q.y) <= tolerance; };
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 4; k++) {
+            // inner's side i + 2 is outer's side k + 2; inner's side i lies across outer
+            if (!near(inner[(i + 2) % 4], outer[(k + 2) % 4]) || !near(inner[(i + 3) % 4], outer[(k + 3) % 4])) continue;
+            const Line before = lineThrough(outer[(k + 3) % 4], outer[k]), after = lineThrough(outer[(k + 2) % 4], outer[(k + 1) % 4]);
+            if (distanceFrom(before, inner[i]) > tolerance || distanceFrom(after, inner[(i + 1) % 4]) > tolerance) continue;
+            if (near(inner[i], outer[k]) || near(inner[(i + 1) % 4], outer[(k + 1) % 4])) continue;  // the same side
+            const Point centre = centreOf(outer);
+            if (stretchSupport(photo, inner[i], outer[k], centre, true) >= RUNS_ON &&
+                stretchSupport(photo, inner[(i + 1) % 4], outer[(k + 1) % 4], centre, true) >= RUNS_ON)
+                return true;
+        }
+    return false;
+}
+
 /// Whether a quadrilateral (working pixels) has the proportions of some paper: the caller's judgement.
 using Plausible = std::function<bool(const Quad &)>;
 
 /// The best-supported convincing candidate (its index in `found`); then, as long as a larger
 /// convincing one holds it with evidence nearly as good and the ring between them is not like the
 /// table around the larger one (a sheet holds printed boxes, pictures and stripes; a quadrilateral of
-/// wood grain around a sheet holds more wood), the largest of those instead. When that one's
+/// wood grain around a sheet holds more wood), or carries it on across one side (carriedOn: the
+/// white sheet past a crease, whose ring is like a white table), the largest of those instead. When that one's
 /// proportions are no paper's and a convincing larger one around it has a paper's, that one
 /// (`passedOver`: the one given up). When a larger candidate frames the one taken (framedByMore) and
 /// is convincing itself (a card whose stripe or barcode makes a stronger quadrilateral than the
@@ -1364,8 +1470,8 @@ int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausi
         int larger = -1;
         for (size_t i = 0; i < found.size(); i++) {
             const Candidate &j = found[i];
-            if (j.score >= ACCEPT && j.area > 1.15 * found[best].area && j.score >= floor &&
-                contains(j.quad, found[best].quad, 0.01 * photo.diagonal) && ringIsSheet(photo, j.quad, found[best].quad) &&
+            if (j.score >= ACCEPT && j.area > 1.15 * found[best].area && contains(j.quad, found[best].quad, 0.01 * photo.diagonal) &&
+                ((j.score >= floor && ringIsSheet(photo, j.quad, found[best].quad)) || carriedOn(photo, found[best].quad, j.quad)) &&
                 (larger < 0 || j.area > found[larger].area))
                 larger = int(i);
         }
@@ -1579,9 +1685,6 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
 }
 
 // --- a sheet split in two by a band across it -----------------------------------------------------------
-
-/// The distance of `p` from the line `l`.
-double distanceFrom(const Line &l, Point p) { return std::abs(l.a * p.x + l.b * p.y - l.c) / std::max(1e-9, std::hypot(l.a, l.b)); }
 
 /// `chosen` joined with a convincing candidate lying beside it across one of its sides: the two meet
 /// along that side (their near corners within BEYOND of each other: a band between them) and the
