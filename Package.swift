@@ -72,7 +72,7 @@ let package = Package(
 
         // Adapters: each owns its C handles and maps C errors to Swift errors.
         .target(name: "Scanning", dependencies: ["TrapperCore", "System", "CSane"]),
-        .target(name: "Watching", dependencies: ["TrapperCore", "CInotifyTools"]),
+        .target(name: "Watching", dependencies: ["TrapperCore", "System", "CInotifyTools"]),
         .target(name: "PDFAccess", dependencies: ["TrapperCore", "System", "CQPDF", "CPoppler", "CZlib"],
                 swiftSettings: [.unsafeFlags(includeFlags("poppler-glib"))]),
         .target(name: "Imaging", dependencies: ["TrapperCore", "System", "CLeptonica", "CTesseract", "CZbar", "CHeif", "CWebP", "CSheetVision"]),
@@ -99,7 +99,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TrapperCoreTests", dependencies: ["TrapperCore", "TestSupport"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "TrapperCore"]),
-        .testTarget(name: "WatchingTests", dependencies: ["Watching"]),
+        .testTarget(name: "WatchingTests", dependencies: ["Watching", "System"]),
         .testTarget(name: "PDFAccessTests", dependencies: ["PDFAccess", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PDFAccess", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "System", "PDFAccess", "TestSupport"]),

@@ -29,17 +29,17 @@ public final class FileChanges: @unchecked Sendable {
     /// Watches `root` and every folder below it for which `skipFolder` (given its path) is false.
     /// Throws the errno when inotify cannot be had or `root` cannot be watched.
     public init(root: String, skipFolder: @escaping (String) -> Bool = { _ in false }) throws(SystemError) {
-        descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        descriptor = InotifyInstances.open(flags: Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard descriptor >= 0 else { throw SystemError(call: "inotify_init1", path: root, code: errno) }
         self.skipFolder = skipFolder
         guard add(root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root) else {
             let code = errno
-            close(descriptor)
+            InotifyInstances.close(descriptor)
             throw SystemError(call: "inotify_add_watch", path: root, code: code)
         }
     }
 
-    deinit { close(descriptor) }
+    deinit { InotifyInstances.close(descriptor) }
 
     /// Waits up to `seconds` for changes and returns them (none when nothing came).
     public func next(waiting seconds: Double) -> [Change] {

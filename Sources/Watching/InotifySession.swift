@@ -1,6 +1,7 @@
 import CInotifyTools
 import Glibc
 import Synchronization
+import System
 
 /// A folder event seen by inotify: the watch it came from, the name inside that folder (empty for
 /// events on the folder itself), the full path as libinotifytools knows it, and the raw event mask.
@@ -70,24 +71,30 @@ public final class InotifySession {
     private static let open = Atomic<Bool>(false)
 
     /// The inotify descriptor libinotifytools opened (it keeps it private), found in /proc/self/fd;
-    /// nil if it could not be told apart, and then waits fall back to short sleeps.
+    /// nil if it could not be told apart (an instance opened by code that does not go through
+    /// InotifyInstances, a library's), and then waits fall back to short sleeps.
     public let fileDescriptor: Int32?
 
     public init() throws(WatchError) {
         guard Self.open.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { throw .sessionAlreadyOpen }
-        let before = Self.inotifyDescriptors()
-        guard inotifytools_initialize() != 0 else {
+        // no other inotify instance opened or closed meanwhile (InotifyInstances), so the one new
+        // inotify descriptor is libinotifytools'
+        let opened: Set<Int32>? = InotifyInstances.exclusively {
+            let before = Self.inotifyDescriptors()
+            guard inotifytools_initialize() != 0 else { return nil }
+            return Self.inotifyDescriptors().subtracting(before)
+        }
+        guard let opened else {
             let code = Int32(inotifytools_error())
             Self.open.store(false, ordering: .releasing)
             throw .initialize(errno: code)
         }
-        let opened = Self.inotifyDescriptors().subtracting(before)
         fileDescriptor = opened.count == 1 ? opened.first : nil
     }
 
     deinit {
-        inotifytools_cleanup()
+        InotifyInstances.exclusively { inotifytools_cleanup() }
         Self.open.store(false, ordering: .releasing)
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+import Glibc
+import Synchronization
+import System
 import Testing
 import Watching
 
@@ -48,6 +51,41 @@ extension OneInotifyAtATime {
                 seen += session.pendingEvents().map { $0.isCloseWrite && $0.name == "a.pdf" }
             }
             #expect(seen.contains(true))
+        }
+
+        /// The session finds libinotifytools' private descriptor by what is new among the process's
+        /// inotify descriptors after opening it. Other threads open and close instances of their own
+        /// meanwhile (the workspace's FileChanges beside the daemon's watcher): were one opened or
+        /// closed at that moment, the session could take another's descriptor and add its watches
+        /// there. Each session here, opened while another thread opens and closes instances as fast
+        /// as it can, must hold libinotifytools' own: the one through which its watch shows in
+        /// /proc/self/fdinfo (the folder's inode) and the folder's events come.
+        @Test func findsItsOwnDescriptorWhileOtherInstancesComeAndGo() throws {
+            let dir = try TestFolder()
+            var status = stat()
+            try #require(stat(dir.path, &status) == 0)
+            let inode = "ino:" + String(status.st_ino, radix: 16)
+            let stop = Atomic<Bool>(false)
+            // one instance of its own always open, replaced by a new one over and over
+            let churn = Thread {
+                var held = InotifyInstances.open(flags: Int32(IN_CLOEXEC))
+                while !stop.load(ordering: .relaxed) {
+                    let next = InotifyInstances.open(flags: Int32(IN_CLOEXEC))
+                    if held >= 0 { InotifyInstances.close(held) }
+                    held = next
+                }
+                if held >= 0 { InotifyInstances.close(held) }
+            }
+            churn.start()
+            defer { stop.store(true, ordering: .relaxed) }
+            for round in 0..<200 {
+                let session = try InotifySession()
+                let descriptor = try #require(session.fileDescriptor, "round \(round): the session's descriptor was not told apart")
+                let watch = try session.watchFolder(dir.path)
+                let info = try String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8)
+                try #require(info.split(separator: "\n").contains { $0.contains("wd:\(String(watch, radix: 16)) ") && $0.contains(inode + " ") },
+                             "round \(round): descriptor \(descriptor) is another instance's: \(info)")
+            }
         }
 
         @Test func onlyOneSessionPerProcess() throws {
