@@ -571,7 +571,7 @@ struct Candidate {
     double score;
     double area;  // share of the photo
     int fold = -1;  // the side that is a book's fold, not an edge (its support is the crease's)
-    bool crossed = false;  // a side with an edge is a shadow's or band's edge crossing the photo (support 0)
+    bool crossed = false;  // a side with an edge is a shadow's edge crossing the photo (its support 0)
 };
 
 double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool quiet = false);
@@ -712,8 +712,8 @@ bool crossesPhoto(const Photo &photo, const Quad &q, int side) {
                 shift = n * double(o);
             }
         }
-        const auto beyond = stretchColours(photo, start + shift, end + shift, centre);
         if (runs < RUNS_ON) return false;
+        const auto beyond = stretchColours(photo, start + shift, end + shift, centre);
         if (!beyond || cv::norm((beyond->second - beyond->first) - (along->second - along->first)) >= STEP) return false;
     }
     return true;
@@ -728,7 +728,7 @@ std::optional<Candidate> judge(const Photo &photo, const Quad &found, const std:
     double sum = 0, least = 1;
     for (int i = 0; i < 4; i++) {
         out.support[i] = sides[i].support * std::min(1.0, sides[i].coherence / 0.7);
-        // an edge along a third of it or more that is a shadow's or a band's crossing the photo is none of the sheet's
+        // an edge along a third of it or more that is a shadow's crossing the photo is none of the sheet's
         if (out.support[i] >= 0.3 && crossesPhoto(photo, q, i)) {
             out.support[i] = 0;
             out.crossed = true;
