@@ -146,6 +146,13 @@ Line lineThrough(Point p, Point q) {
     return {a, b, a * p.x + b * p.y};
 }
 
+/// Whether `p` and `r` lie within `tolerance` of the lines of the two sides of `q` flanking side `s`:
+/// `p` on the one ending at corner s, `r` on the one starting at corner s + 1 (each carried on).
+bool onFlanks(const Quad &q, int s, Point p, Point r, double tolerance) {
+    return distanceFrom(lineThrough(q[(s + 3) % 4], q[s]), p) <= tolerance &&
+           distanceFrom(lineThrough(q[(s + 2) % 4], q[(s + 1) % 4]), r) <= tolerance;
+}
+
 /// The corners where consecutive lines meet (corner i on lines i - 1 and i), or none.
 std::optional<Quad> cornersOf(const std::array<Line, 4> &lines) {
     Quad out;
@@ -619,6 +626,15 @@ double creaseShare(const Photo &photo, const Quad &q, int side) {
     return double(creased) / count;
 }
 
+/// How far from `from` along the unit direction `d` the photo goes on, up to `length`.
+double withinPhoto(const Photo &photo, Point from, Point d, double length) {
+    if (d.x < 0) length = std::min(length, from.x / -d.x);
+    if (d.x > 0) length = std::min(length, (photo.w - 1 - from.x) / d.x);
+    if (d.y < 0) length = std::min(length, from.y / -d.y);
+    if (d.y > 0) length = std::min(length, (photo.h - 1 - from.y) / d.y);
+    return length;
+}
+
 /// Side `side` of `q` as a book's fold, or the thin shadow a card or sheet on a white table casts
 /// along its edge: the crease's share of it, or 0. The other three sides are drawn by real edges, a
 /// crease runs along this one, neither side meeting it runs on straight beyond it (the facing page's
@@ -639,11 +655,7 @@ double foldShare(const Photo &photo, const Quad &q, int side, const std::array<d
         // a tenth of the side on, or up to the frame (a corner at the frame tells nothing), against as
         // much of the side itself
         const Point d = (to - from) * (1.0 / std::max(1.0, std::hypot(to.x - from.x, to.y - from.y)));
-        double length = 0.1 * std::hypot(to.x - from.x, to.y - from.y);
-        if (d.x < 0) length = std::min(length, to.x / -d.x);
-        if (d.x > 0) length = std::min(length, (photo.w - 1 - to.x) / d.x);
-        if (d.y < 0) length = std::min(length, to.y / -d.y);
-        if (d.y > 0) length = std::min(length, (photo.h - 1 - to.y) / d.y);
+        const double length = withinPhoto(photo, to, d, 0.1 * std::hypot(to.x - from.x, to.y - from.y));
         if (length < 2 * FAR || stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON) return 0;
         clearUpTo += stretchSupport(photo, to - d * length, to, centre) >= RUNS_ON;
     }
@@ -694,11 +706,7 @@ bool crossesPhoto(const Photo &photo, const Quad &q, int side) {
     if (darker < SHADE * lighter || std::hypot(inside[1] - outside[1], inside[2] - outside[2]) >= STEP) return false;
     const Point d = (e - p) * (1.0 / length);
     for (auto [from, dir] : {std::pair{e, d}, std::pair{p, -d}}) {
-        double reach = 0.2 * length;
-        if (dir.x < 0) reach = std::min(reach, from.x / -dir.x);
-        if (dir.x > 0) reach = std::min(reach, (photo.w - 1 - from.x) / dir.x);
-        if (dir.y < 0) reach = std::min(reach, from.y / -dir.y);
-        if (dir.y > 0) reach = std::min(reach, (photo.h - 1 - from.y) / dir.y);
+        const double reach = withinPhoto(photo, from, dir, 0.2 * length);
         if (reach < 2 * FAR) return false;
         const Point start = from + dir * double(FAR), end = from + dir * reach;
         // the edge sought a few pixels either side of the line carried on: a side fitted a little askew
@@ -1434,8 +1442,7 @@ bool carriedOn(const Photo &photo, const Quad &inner, const Quad &outer) {
         for (int k = 0; k < 4; k++) {
             // inner's side i + 2 is outer's side k + 2; inner's side i lies across outer
             if (!near(inner[(i + 2) % 4], outer[(k + 2) % 4]) || !near(inner[(i + 3) % 4], outer[(k + 3) % 4])) continue;
-            const Line before = lineThrough(outer[(k + 3) % 4], outer[k]), after = lineThrough(outer[(k + 2) % 4], outer[(k + 1) % 4]);
-            if (distanceFrom(before, inner[i]) > tolerance || distanceFrom(after, inner[(i + 1) % 4]) > tolerance) continue;
+            if (!onFlanks(outer, k, inner[i], inner[(i + 1) % 4], tolerance)) continue;
             if (near(inner[i], outer[k]) || near(inner[(i + 1) % 4], outer[(k + 1) % 4])) continue;  // the same side
             const Point centre = centreOf(outer);
             if (stretchSupport(photo, inner[i], outer[k], centre, true) >= RUNS_ON &&
@@ -1714,8 +1721,7 @@ Candidate join(const Photo &photo, const std::vector<Candidate> &found, const Ca
                     const Point near0 = b[(k + 1) % 4], near1 = b[k], far0 = b[(k + 2) % 4], far1 = b[(k + 3) % 4];
                     const double gap = std::max(std::hypot(a[i].x - near0.x, a[i].y - near0.y), std::hypot(a[(i + 1) % 4].x - near1.x, a[(i + 1) % 4].y - near1.y));
                     if (gap > BEYOND * photo.diagonal) continue;
-                    const Line before = lineThrough(a[(i + 3) % 4], a[i]), after = lineThrough(a[(i + 2) % 4], a[(i + 1) % 4]);
-                    if (distanceFrom(before, far0) > tolerance || distanceFrom(after, far1) > tolerance) continue;
+                    if (!onFlanks(a, i, far0, far1, tolerance)) continue;
                     const Quad whole = order(Quad{a[(i + 2) % 4], a[(i + 3) % 4], far0, far1});
                     if (!convex(whole)) continue;
                     joined = judge(photo, whole, best.source + "+joined");
