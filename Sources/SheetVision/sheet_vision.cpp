@@ -24,7 +24,8 @@
 // larger convincing one carrying the best on across one side, its sides running on past a crease,
 // holds it whatever its score (carriedOn); and a side whose edge runs on past both its corners with
 // the same step in lightness alone, a shadow's edge crossing table and sheet alike, is no side
-// (crossesPhoto).
+// (crossesPhoto); a side along which a book's page block shows (the lit edges of the pages under
+// the top one) is moved in to the top page's edge (topPage, pageBlock).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -38,7 +39,8 @@
 // 4. The best convincing one chosen (or a larger one holding it, or a convincing one framing it;
 //    none when it may be printed on a larger sheet), refined, joined with a convincing one in line
 //    beside it across a band, moved out over any band of sheet along a side, each side moved out to
-//    the edge's outermost stretch, and widened by MARGIN.
+//    the edge's outermost stretch, moved in to the top page where a book's page block shows along
+//    it, and widened by MARGIN.
 // 5. Its sides traced inward for a bow or curl: where one strays from its chord, the cut's outline
 //    follows the curves (the result's `outline`, which ptcv_warp_sheet follows in warp.cpp).
 //
@@ -92,6 +94,8 @@ constexpr double BOW_REACH = 0.07; // ... sought this far (share of the diagonal
 constexpr double ROUNDED = 0.05;   // ... its ends (this share of it at each) left out: rounded or dog-eared corners
 constexpr size_t CONTINUOUS = 8;   // ... where the edge runs on unbroken for this many points 2 px apart
 constexpr double COLOUR_STEP = 20; // ... or where its chroma (a, b of Lab from grey) falls outward this much
+constexpr double BLOCK = 0.06;     // how far inside a side (share of the diagonal) a page block's fore-edge is sought
+constexpr int BLOCK_LINES = 3;     // ... its lit page edges, at least this many
 constexpr double TURN = 0.5;       // ... turning from the straight side at most this steeply (rise over run)
 
 constexpr double PI = CV_PI;
@@ -1756,6 +1760,96 @@ Candidate enclose(const Photo &photo, const Candidate &chosen) {
     return out;
 }
 
+/// The line of the top page's edge where a book's page block shows inside side `side` of `q`: the
+/// edges of the pages beneath the top one (its fore-edge, photographed from above the book), thin
+/// lines lighter than the page (paper edges facing the light; print only darkens paper) running
+/// along the side, the cut taken around them all. Per point along the side, the lightness across
+/// it from BLOCK of the diagonal inside out to the side: where it first leaves the page's (the
+/// lightest tenth of the strip inside) on its way up to a peak STEP above it, with at least
+/// BLOCK_LINES such peaks from there out (each QUIET above the trough before it) and nothing
+/// between them darker than the page by twice INK (print: a row of white boxes on a form has dark
+/// lines between). A line fitted to those places, where they are seen along most of the side and lie
+/// on it within 2 px; none when the side shows no page block.
+std::optional<Line> pageBlock(const Photo &photo, const Quad &q, int side) {
+    const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.1);
+    const int in = int(BLOCK * photo.diagonal), paperFrom = in + 2 * FAR;
+    cv::Mat xs, ys;
+    acrossSide(s, -paperFrom, paperFrom + 1, xs, ys);
+    const cv::Mat labs = sample(photo.lab, xs, ys, cv::BORDER_REPLICATE);
+    std::vector<cv::Point2f> edge;
+    const int count = int(s.points.size());
+    for (int r = 0; r < count; r++) {
+        std::vector<float> l(size_t(paperFrom + 1));
+        for (int j = 0; j <= paperFrom; j++) l[size_t(j)] = labs.at<cv::Vec3f>(r, j)[0];
+        // the page: the lightest of the strip inside (print only darkens it)
+        std::vector<float> inner(l.begin(), l.begin() + (paperFrom - in));
+        std::sort(inner.begin(), inner.end());
+        const float paper = inner[size_t(0.9 * double(inner.size() - 1))];
+        // peaks across the strip, inside out: lighter than the page by STEP, standing out by QUIET
+        int first = -1, last = -1, peaks = 0;
+        float trough = l[size_t(paperFrom - in)];
+        for (int j = paperFrom - in + 1; j < paperFrom; j++) {
+            trough = std::min(trough, l[size_t(j)]);
+            if (l[size_t(j)] >= l[size_t(j - 1)] && l[size_t(j)] > l[size_t(j + 1)] && l[size_t(j)] >= paper + STEP &&
+                l[size_t(j)] - trough >= QUIET) {
+                if (first < 0) {
+                    // the page's edge: where the lightness leaves the page's, on the way up to this peak
+                    first = j;
+                    while (first > 0 && l[size_t(first - 1)] >= paper + STEP / 2) first--;
+                }
+                peaks++;
+                last = j;
+                trough = l[size_t(j)];
+            }
+        }
+        // paper edges all the way: no print among them
+        const bool unprinted = first >= 0 && *std::min_element(l.begin() + first, l.begin() + last + 1) >= paper - 2 * INK;
+        if (first >= 0 && peaks >= BLOCK_LINES && unprinted) edge.emplace_back(float(r), float(first - paperFrom));
+    }
+#ifdef SHEET_DEBUG
+    std::fprintf(stderr, "side %d page block seen at %zu of %d points\n", side, edge.size(), count);
+#endif
+    if (edge.size() < size_t(0.6 * count)) return std::nullopt;
+    cv::Vec4f fit;
+    cv::fitLine(edge, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
+    std::vector<float> residual;
+    const double slope = fit[1] / (fit[0] == 0 ? 1e-6f : fit[0]);  // offset per point along the side
+    for (const auto &e : edge) residual.push_back(std::abs(float(e.y - (fit[3] + slope * (e.x - fit[2])))));
+#ifdef SHEET_DEBUG
+    std::fprintf(stderr, "  fit: offset %.1f at %.0f, slope %.3f, median residual %.1f\n", fit[3], fit[2], slope, median(residual));
+#endif
+    if (median(residual) > 2) return std::nullopt;
+    // the line through the fitted offsets at the side's first and last sample
+    const Point a = s.points.front() + s.normal * (fit[3] + slope * (0 - fit[2]));
+    const Point b = s.points.back() + s.normal * (fit[3] + slope * (count - 1 - fit[2]));
+    return lineThrough(a, b);
+}
+
+/// `chosen` with each side along which a page block shows moved in to the top page's edge (pageBlock),
+/// the rest of it as judged; `chosen` itself when no side shows one, or the page would be no
+/// plausible quadrilateral.
+Candidate topPage(const Photo &photo, const Candidate &chosen) {
+    std::array<Line, 4> lines;
+    bool moved = false;
+    for (int i = 0; i < 4; i++) {
+        lines[i] = lineThrough(chosen.quad[i], chosen.quad[(i + 1) % 4]);
+        if (const auto inner = pageBlock(photo, chosen.quad, i)) {
+            lines[i] = *inner;
+            moved = true;
+        }
+    }
+    if (!moved) return chosen;
+    const auto corners = cornersOf(lines);
+    if (!corners) return chosen;
+    // the page block is the evidence for the side moved in (its step, a page against the lighter
+    // edges of those beneath, is not one a sheet makes against a table): the rest is as judged
+    if (!convex(*corners) || !plausible(*corners, photo.w, photo.h)) return chosen;
+    Candidate out = chosen;
+    out.quad = *corners;
+    out.source += "+page";
+    return out;
+}
+
 // --- curved sides ------------------------------------------------------------------------------------
 
 /// Where the sheet's edge runs along side `i` of `q`, every 2 px along it: the outermost offset (from
@@ -1854,9 +1948,10 @@ struct Bends {
 /// part of the sheet lies outside it, without ends turning steeper than TURN (a hand, a shadow), where
 /// the edge is seen along most of the side, at both ends, and the hull strays from its own chord by
 /// BOW or more (a side moved in parallel is a band's or a shadow's edge, not the sheet bowing). None
-/// when no side bows, or the paper's lightness does not stand out from the table's.
-std::optional<Bends> bends(const Photo &photo, const Quad &q) {
-    const cv::Mat inside = smallMask(photo, q);
+/// when no side bows, or the paper's lightness does not stand out from the table's (both measured
+/// inside and around `measured`).
+std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measured) {
+    const cv::Mat inside = smallMask(photo, measured);
     cv::Mat around;
     cv::dilate(inside, around, cv::Mat::ones(9, 9, CV_8U));
     cv::subtract(around, inside, around);
@@ -1990,10 +2085,13 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
     if (chosen >= 0) {
-        found[chosen] = enclose(photo, join(photo, found, found[chosen]));
+        const Candidate enclosed = enclose(photo, join(photo, found, found[chosen]));
+        found[chosen] = topPage(photo, enclosed);
+        // the paper's and the table's lightness, which the bends are traced between, measured
+        // around the sheet as enclosed: around the top page lies its own page block
         copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
         // where its sides bow or curl, followed: its corners where they meet, the cut along them
-        if (const auto bent = bends(photo, found[chosen].quad)) {
+        if (const auto bent = bends(photo, found[chosen].quad, enclosed.quad)) {
             const auto sheet = outlineOf(*bent, 0), cut = outlineOf(*bent, MARGIN * photo.diagonal);
             if (sheet && cut) {
                 for (int i = 0; i < 4; i++) {

@@ -286,6 +286,16 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 3: the right page of a thick book, the edges of the pages beneath it showing
+    /// beside its right side (its page block, lit: lighter than the page in the book's shade), on a
+    /// cloth. The block's outer edge against the cloth is the strongest edge there, and the cut was
+    /// taken along it, 3.5 % of the diagonal outside the page. The page's own edge, where the lit
+    /// page edges begin, is its side.
+    @Test func aBookPageIsCutAtItsOwnEdgeNotAtThePageBlockBesideIt() throws {
+        let (drawn, cut, run) = try photographed(["block": 6, "angle": 4, "tilt": 14, "size": [1500, 2000], "fill": 0.75, "table": "cloth"])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// The counterpart: a letter folded across and opened again, its bottom running off the frame. The
     /// crease has paper either side and three real edges round it, as a notepad's fold has, but the
     /// letter's own sides run on straight past it: it is no fold, and the letter is not cut along it

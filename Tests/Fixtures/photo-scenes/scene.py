@@ -20,7 +20,10 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           folded across at this share of its height and opened again: a grey crease
                           across the page, between paragraphs, "bow": each side bulging out in
                           its middle by this share of its length (a sheet lifted at its corners, a
-                          page off a roll); the corners stay where they were}
+                          page off a roll); the corners stay where they were, "block": a book's
+                          page block beside the sheet's right side, this many pages' edges lit
+                          white (each 2.5 mm wide, a grey line between), the page itself in the
+                          shade of the open book}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON ("corners"; a bowed sheet's sides' middles too, "middles"). Everything is drawn here;
@@ -151,7 +154,19 @@ if spec.get("sheet", True):
         # the pages of an open book fan out from the binding.
         facing = [(-pw / 2, -ph / 2), (-1.5 * pw, -0.75 * ph), (-1.5 * pw, 0.75 * ph), (-pw / 2, ph / 2)]
         ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in facing], fill=(248, 248, 242))
+    if spec.get("block"):
+        # The fore-edge of the pages beneath, facing the light: strips stepping out from the right
+        # side, each a page's edge, the outermost first so that each nearer one covers its inner part.
+        step = 2.5 / 25.4 * 120
+        for k in range(spec["block"], 0, -1):
+            edge = [(pw / 2, -ph / 2), (pw / 2 + k * step, -ph / 2), (pw / 2 + k * step, ph / 2), (pw / 2, ph / 2)]
+            ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in edge], fill=(250, 250, 246))
+            ImageDraw.Draw(table).line([view(x, y, distance) for x, y in edge[1:3]], fill=(190, 190, 184), width=max(3, W // 500))
     sheet = Image.open(out + ".sheet.png").convert("RGBA")
+    if spec.get("block"):
+        # the page turned from the light: a shade darker than its edges
+        shaded = sheet.convert("RGB").point(lambda v: v * 85 // 100)
+        sheet = Image.merge("RGBA", (*shaded.split(), sheet.getchannel("A")))
     table.paste(sheet, (0, 0), sheet)
     os.unlink(out + ".sheet.png")
     if inset:
