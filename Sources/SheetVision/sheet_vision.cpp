@@ -1765,14 +1765,14 @@ Candidate enclose(const Photo &photo, const Candidate &chosen) {
 /// lines lighter than the page (paper edges facing the light; print only darkens paper) running
 /// along the side, the cut taken around them all. Per point along the side, the lightness across
 /// it from BLOCK of the diagonal inside out to the side: where it first leaves the page's (the
-/// lightest tenth of the strip inside) on its way up to a peak STEP above it, with at least
-/// BLOCK_LINES such peaks from there out (each QUIET above the trough before it) and nothing
+/// lightest tenth of as wide a strip again inside) on its way up to a peak STEP above it, with at
+/// least BLOCK_LINES such peaks from there out (each QUIET above the trough before it) and nothing
 /// between them darker than the page by twice INK (print: a row of white boxes on a form has dark
-/// lines between). A line fitted to those places, where they are seen along most of the side and lie
-/// on it within 2 px; none when the side shows no page block.
+/// lines between). A line fitted to those places, where they are seen along most of the side and
+/// lie on it within 2 px; none when the side shows no page block.
 std::optional<Line> pageBlock(const Photo &photo, const Quad &q, int side) {
     const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.1);
-    const int in = int(BLOCK * photo.diagonal), paperFrom = in + 2 * FAR;
+    const int in = int(BLOCK * photo.diagonal), paperFrom = 2 * in;
     cv::Mat xs, ys;
     acrossSide(s, -paperFrom, paperFrom + 1, xs, ys);
     const cv::Mat labs = sample(photo.lab, xs, ys, cv::BORDER_REPLICATE);
@@ -1781,7 +1781,8 @@ std::optional<Line> pageBlock(const Photo &photo, const Quad &q, int side) {
     for (int r = 0; r < count; r++) {
         std::vector<float> l(size_t(paperFrom + 1));
         for (int j = 0; j <= paperFrom; j++) l[size_t(j)] = labs.at<cv::Vec3f>(r, j)[0];
-        // the page: the lightest of the strip inside (print only darkens it)
+        // the page: the lightest tenth of as wide a strip again inside (print only darkens it; a
+        // band printed along the side is no page)
         std::vector<float> inner(l.begin(), l.begin() + (paperFrom - in));
         std::sort(inner.begin(), inner.end());
         const float paper = inner[size_t(0.9 * double(inner.size() - 1))];
