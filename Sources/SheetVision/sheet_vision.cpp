@@ -1853,13 +1853,13 @@ Candidate topPage(const Photo &photo, const Candidate &chosen) {
 
 // --- curved sides ------------------------------------------------------------------------------------
 
-/// Where the sheet's edge runs along side `i` of `q`, every 2 px along it: the outermost offset (from
-/// BOW_REACH inside it to 2 px outside) where the lightness falls outward as from `paper` to `table`,
-/// by an edge (EDGE) with the lightness NEAR to FAR outside it below that NEAR to FAR inside it by
-/// STEP (not a line of print, with paper again beyond it), or where the chroma falls outward so, by
-/// COLOUR_STEP (a red band along the page's top against a grey cloth as light as the red); NaN where
-/// there is neither. `along`: each point's distance from corner i; `normal`: the side's outward normal.
-std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float paper, float table, std::vector<double> &along,
+/// Where the sheet's edge may run along side `i` of `q`, every 2 px along it: each offset, outermost
+/// first (from BOW_REACH inside it to 2 px outside), where the lightness falls outward as from
+/// `paper` to `table`, by an edge (EDGE) with the lightness NEAR to FAR outside it below that NEAR to
+/// FAR inside it by STEP (not a line of print, with paper again beyond it), or where the chroma falls
+/// outward so, by COLOUR_STEP (a red band along the page's top against a grey cloth as light as the
+/// red); none where there is neither. `along`: each point's distance from corner i; `normal`: the side's outward normal.
+std::vector<std::vector<double>> edgeTrace(const Photo &photo, const Quad &q, int i, float paper, float table, std::vector<double> &along,
                               Point &normal) {
     const Point p = q[i], e = q[(i + 1) % 4];
     const double length = std::hypot(e.x - p.x, e.y - p.y);
@@ -1897,7 +1897,7 @@ std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float pa
         if (before.empty() || beyond.empty()) return true;  // at the probe's outer end: beyond the straight side
         return falls * (median(before) - median(beyond)) >= float(STEP);
     };
-    std::vector<double> offsets(count, std::numeric_limits<double>::quiet_NaN());
+    std::vector<std::vector<double>> offsets{size_t(count)};
     along.assign(count, 0);
     std::vector<float> response(width);
     for (int r = 0; r < count; r++) {
@@ -1908,10 +1908,7 @@ std::vector<double> edgeTrace(const Photo &photo, const Quad &q, int i, float pa
         }
         auto peak = [&](const std::vector<float> &v, int j) { return v[j] >= EDGE && v[j] >= v[j - 1] && v[j] >= v[j + 1]; };
         for (int j = width - 2; j >= 1; j--)
-            if ((peak(response, j) && stepsDown(r, j)) || (peak(colourResponse, j) && colourFalls(r, j))) {
-                offsets[r] = j - in;
-                break;
-            }
+            if ((peak(response, j) && stepsDown(r, j)) || (peak(colourResponse, j) && colourFalls(r, j))) offsets[size_t(r)].push_back(j - in);
     }
     return offsets;
 }
@@ -1944,8 +1941,8 @@ struct Bends {
 };
 
 /// Where the sheet's sides bow or curl (a sheet lifted off the table, a book's page curling into its
-/// binding): each side's edge traced (edgeTrace), kept where it runs on (CONTINUOUS: letters' edges
-/// come and go), specks narrower than RUN points opened away, and its upper hull taken, so that no
+/// binding): each side's edges traced (edgeTrace), the outermost kept that runs on (CONTINUOUS:
+/// letters' edges come and go), specks narrower than RUN points opened away, and its upper hull taken, so that no
 /// part of the sheet lies outside it, without ends turning steeper than TURN (a hand, a shadow), where
 /// the edge is seen along most of the side, at both ends, and the hull strays from its own chord by
 /// BOW or more (a side moved in parallel is a band's or a shadow's edge, not the sheet bowing). None
@@ -1968,16 +1965,42 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measur
         out.along[i] = d / std::max(1e-9, out.length[i]);
         out.sides[i] = {Point(0, 0), Point(out.length[i], 0)};
         std::vector<double> along;
-        const std::vector<double> offsets = edgeTrace(photo, q, i, paper, table, along, out.normal[i]);
-        // the stretches where the trace runs on within a pixel and a half from point to point
-        std::vector<bool> running(offsets.size(), false);
-        for (size_t r = 0; r < offsets.size();) {
-            size_t end = r + 1;
-            if (!std::isnan(offsets[r]))
-                while (end < offsets.size() && !std::isnan(offsets[end]) && std::abs(offsets[end] - offsets[end - 1]) <= 1.5) end++;
-            if (!std::isnan(offsets[r]) && end - r >= CONTINUOUS) std::fill(running.begin() + long(r), running.begin() + long(end), true);
-            r = end;
-        }
+        const std::vector<std::vector<double>> edges = edgeTrace(photo, q, i, paper, table, along, out.normal[i]);
+        // each edge followed from point to point within a pixel and a half, inner ones too; where one
+        // runs on for CONTINUOUS points it is an edge of the sheet (letters' edges come and go), and
+        // each point's offset is the outermost of those there. Specks of cloth or grain just outside
+        // a page that curls away from the straight side into its binding hide it from an outermost
+        // trace, but not from this.
+        std::vector<std::vector<size_t>> chainOf(edges.size());
+        std::vector<size_t> points, lastRow;
+        for (size_t r = 0; r < edges.size(); r++)
+            for (double e : edges[r]) {
+                size_t joined = points.size();
+                double nearest = 1.5;
+                if (r > 0)
+                    for (size_t k = 0; k < edges[r - 1].size(); k++) {
+                        const size_t chain = chainOf[r - 1][k];
+                        if (lastRow[chain] == r - 1 && std::abs(e - edges[r - 1][k]) <= nearest) {
+                            nearest = std::abs(e - edges[r - 1][k]);
+                            joined = chain;
+                        }
+                    }
+                if (joined == points.size()) {
+                    points.push_back(0);
+                    lastRow.push_back(r);
+                }
+                points[joined]++;
+                lastRow[joined] = r;
+                chainOf[r].push_back(joined);
+            }
+        std::vector<double> offsets(edges.size(), std::numeric_limits<double>::quiet_NaN());
+        std::vector<bool> running(edges.size(), false);
+        for (size_t r = 0; r < edges.size(); r++)
+            for (size_t k = 0; k < edges[r].size(); k++)
+                if (points[chainOf[r][k]] >= CONTINUOUS && (!running[r] || edges[r][k] > offsets[r])) {
+                    offsets[r] = edges[r][k];
+                    running[r] = true;
+                }
         std::vector<double> seen, at;
         for (size_t r = 0; r < offsets.size(); r++)
             if (running[r] && along[r] >= ROUNDED * out.length[i] && along[r] <= (1 - ROUNDED) * out.length[i]) {

@@ -296,6 +296,24 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 1: the right page of an open book on a cloth, its top edge curling down into
+    /// the binding over its left fifth (by 6 % of its height): its top left corner is where the curl
+    /// meets the binding. The top side is followed as a curve where it bends, but the trace took only
+    /// the outermost edge across the side at each point, and where the curl leaves the straight side
+    /// the cloth's own edges just outside it came first: the curl was lost, and the corner put on the
+    /// straight top, 3.8 % of the diagonal above it. Every edge across the side is followed now,
+    /// inner ones too, and the outermost that runs on is the sheet's.
+    @Test func aBookPageCurlingIntoItsBindingIsCutAtTheFootOfTheCurl() throws {
+        let (drawn, taken, run) = try photographed(["curl": 0.06, "facing": true, "angle": 0, "tilt": 20, "size": [1500, 2000], "fill": 0.65,
+                                                    "shift": [150, 0], "table": "cloth"])
+        let cut = try #require(taken, "the photo was left whole: \(run.stdout)")
+        for (found, truth) in zip(cut, drawn) {
+            let off = ((found[0] - truth[0]) * (found[0] - truth[0]) + (found[1] - truth[1]) * (found[1] - truth[1])).squareRoot()
+            #expect(off < 0.02 * 2500, "cut at \(found), the corner is at \(truth)")
+        }
+        #expect(Self.outside(drawn, cut).allSatisfy { $0 <= 0.003 * 2500 }, "the cut \(cut) leaves out part of the page \(drawn)")
+    }
+
     /// The counterpart: a letter folded across and opened again, its bottom running off the frame. The
     /// crease has paper either side and three real edges round it, as a notepad's fold has, but the
     /// letter's own sides run on straight past it: it is no fold, and the letter is not cut along it

@@ -35,11 +35,9 @@ import TrapperCore
     /// The photos not right yet, and what is wrong with each (the finder's own reason where it gives one).
     static let misses: [String: String] = [
         "clovaai__donut/sample_image_cord_test_receipt_00004.png": "a crumpled receipt on handwritten pages in low light: no candidate convincing (0.26)",
-        "lmmx__page-dewarp/finnish_cooking_a.jpg":
-            "a book page: its fore-edge side is cut at the top page, inside the pages stacked under it, but its top side curls down into the binding where specks of cloth outside it hide it from the trace, a corner 2.5 % off",
         "mzucker__page_dewarp/linguistics_thesis_a.jpg": "a page filling the frame: no candidate convincing (0.60)",
         "tony-xlh__document-scanning-dataset/with-graphics.jpg":
-            "a page curling into the fold: its top side is followed as a curve along the red band, but not its last and steepest stretch down into the fold (a side's ends are left out for rounded corners, and turns steeper than 1 in 2 are taken for a hand or a shadow), a corner 2.6 % off, nothing lost",
+            "a page curling into the fold: its top side is followed as a curve along the red band to the fold, but the curl's last drop runs down along the fold, across no point of the top side's trace, and the fold side's own edge begins only below it: a corner 2.5 % off, nothing lost",
     ]
 
     /// What the page steps made of one photo: the corners it was cut along (fractions of the

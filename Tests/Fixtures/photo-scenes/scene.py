@@ -23,7 +23,9 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           page off a roll); the corners stay where they were, "block": a book's
                           page block beside the sheet's right side, this many pages' edges lit
                           white (each 2.5 mm wide, a grey line between), the page itself in the
-                          shade of the open book}
+                          shade of the open book, "curl": the top edge dipping by this share of
+                          the height at the left side, as a book's page curls into its binding
+                          (the top left corner given is the bottom of the dip)}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON ("corners"; a bowed sheet's sides' middles too, "middles"). Everything is drawn here;
@@ -71,6 +73,14 @@ if spec.get("torn"):
     dip = spec["torn"] * ph
     tear = [(x, dip * (1 - abs(2 * x / pw - 1) ** 6)) for x in range(0, pw + 1, 2)]
     ImageDraw.Draw(page).polygon([(0, -1)] + tear + [(pw, -1)], fill=(0, 0, 0, 0))
+if spec.get("curl"):
+    # A book's page curling down into its binding at the top: the top edge dips by this share of the
+    # page's height at the left side, rising to the straight top over the left fifth of the width.
+    # Its top left corner is at the bottom of the dip (where the edge meets the binding).
+    page = page.convert("RGBA")
+    dip, reach = spec["curl"] * ph, 0.2 * pw
+    curve = [(x, dip * (1 - x / reach) ** 2) for x in range(0, round(reach) + 1, 2)]
+    ImageDraw.Draw(page).polygon([(0, -1)] + curve + [(round(reach), -1)], fill=(0, 0, 0, 0))
 page.save(out + ".page.png")
 # what the camera sees of the page: the page itself, or bowed on a canvas with room for its bulges
 seen, inset = page, 0
@@ -149,6 +159,8 @@ if spec.get("sheet", True):
     subprocess.run(["convert", out + (".seen.png" if inset else ".page.png"), "-alpha", "set", "-virtual-pixel", "transparent",
                     "-define", f"distort:viewport={W}x{H}+0+0", "-distort", "Perspective", points, out + ".sheet.png"],
                    check=True)
+    if spec.get("curl"):
+        corners[0] = view(-pw / 2, -ph / 2 + spec["curl"] * ph, distance)  # where the page's edge meets the binding
     if spec.get("facing"):
         # The facing page, as wide again, its outer corners a quarter of the height higher and lower:
         # the pages of an open book fan out from the binding.
