@@ -1826,9 +1826,9 @@ std::optional<Line> pageBlock(const Photo &photo, const Quad &q, int side) {
     return lineThrough(a, b);
 }
 
-/// `chosen` with each side along which a page block shows moved in to the top page's edge (pageBlock),
-/// the rest of it as judged; `chosen` itself when no side shows one, or the page would be no
-/// plausible quadrilateral.
+/// `chosen` with each side along which a page block shows moved in to the top page's edge
+/// (pageBlock), the rest of it as judged; `chosen` itself when no side shows one, or the page would
+/// be no plausible quadrilateral.
 Candidate topPage(const Photo &photo, const Candidate &chosen) {
     std::array<Line, 4> lines;
     bool moved = false;
@@ -1858,7 +1858,8 @@ Candidate topPage(const Photo &photo, const Candidate &chosen) {
 /// `paper` to `table`, by an edge (EDGE) with the lightness NEAR to FAR outside it below that NEAR to
 /// FAR inside it by STEP (not a line of print, with paper again beyond it), or where the chroma falls
 /// outward so, by COLOUR_STEP (a red band along the page's top against a grey cloth as light as the
-/// red); none where there is neither. `along`: each point's distance from corner i; `normal`: the side's outward normal.
+/// red); none where there is neither. `along`: each point's distance from corner i; `normal`: the
+/// side's outward normal.
 std::vector<std::vector<double>> edgeTrace(const Photo &photo, const Quad &q, int i, float paper, float table, std::vector<double> &along,
                               Point &normal) {
     const Point p = q[i], e = q[(i + 1) % 4];
@@ -1913,6 +1914,46 @@ std::vector<std::vector<double>> edgeTrace(const Photo &photo, const Quad &q, in
     return offsets;
 }
 
+/// Per point, the offset of the outermost of `edges` (each point's, outermost first, as edgeTrace
+/// gives them) that runs on: each edge is followed from point to point within a pixel and a half,
+/// inner ones too, and one that runs on for CONTINUOUS points is an edge of the sheet (letters'
+/// edges come and go). NaN, and `running` false, where none does. Specks of cloth or grain just
+/// outside a page that curls away from the straight side into its binding hide the curl from a
+/// trace of the outermost edge alone, but not from this.
+std::vector<double> runningEdge(const std::vector<std::vector<double>> &edges, std::vector<bool> &running) {
+    std::vector<std::vector<size_t>> chainOf(edges.size());
+    std::vector<size_t> points, lastRow;
+    for (size_t r = 0; r < edges.size(); r++)
+        for (double e : edges[r]) {
+            size_t joined = points.size();
+            double nearest = 1.5;
+            if (r > 0)
+                for (size_t k = 0; k < edges[r - 1].size(); k++) {
+                    const size_t chain = chainOf[r - 1][k];
+                    if (lastRow[chain] == r - 1 && std::abs(e - edges[r - 1][k]) <= nearest) {
+                        nearest = std::abs(e - edges[r - 1][k]);
+                        joined = chain;
+                    }
+                }
+            if (joined == points.size()) {
+                points.push_back(0);
+                lastRow.push_back(r);
+            }
+            points[joined]++;
+            lastRow[joined] = r;
+            chainOf[r].push_back(joined);
+        }
+    std::vector<double> offsets(edges.size(), std::numeric_limits<double>::quiet_NaN());
+    running.assign(edges.size(), false);
+    for (size_t r = 0; r < edges.size(); r++)
+        for (size_t k = 0; k < edges[r].size(); k++)
+            if (points[chainOf[r][k]] >= CONTINUOUS && (!running[r] || edges[r][k] > offsets[r])) {
+                offsets[r] = edges[r][k];
+                running[r] = true;
+            }
+    return offsets;
+}
+
 /// The polyline `hull` (points in order of x) at `x`; beyond its ends carried on straight along the
 /// chord over its last `baseline` (its last segment alone may be a few pixels long).
 double hullAt(const std::vector<Point> &hull, double x, double baseline) {
@@ -1941,9 +1982,9 @@ struct Bends {
 };
 
 /// Where the sheet's sides bow or curl (a sheet lifted off the table, a book's page curling into its
-/// binding): each side's edges traced (edgeTrace), the outermost kept that runs on (CONTINUOUS:
-/// letters' edges come and go), specks narrower than RUN points opened away, and its upper hull taken, so that no
-/// part of the sheet lies outside it, without ends turning steeper than TURN (a hand, a shadow), where
+/// binding): each side's edges traced (edgeTrace), the outermost that runs on kept (runningEdge),
+/// specks narrower than RUN points opened away, and its upper hull taken, so that no part of the
+/// sheet lies outside it, without ends turning steeper than TURN (a hand, a shadow), where
 /// the edge is seen along most of the side, at both ends, and the hull strays from its own chord by
 /// BOW or more (a side moved in parallel is a band's or a shadow's edge, not the sheet bowing). None
 /// when no side bows, or the paper's lightness does not stand out from the table's (both measured
@@ -1966,41 +2007,8 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measur
         out.sides[i] = {Point(0, 0), Point(out.length[i], 0)};
         std::vector<double> along;
         const std::vector<std::vector<double>> edges = edgeTrace(photo, q, i, paper, table, along, out.normal[i]);
-        // each edge followed from point to point within a pixel and a half, inner ones too; where one
-        // runs on for CONTINUOUS points it is an edge of the sheet (letters' edges come and go), and
-        // each point's offset is the outermost of those there. Specks of cloth or grain just outside
-        // a page that curls away from the straight side into its binding hide it from an outermost
-        // trace, but not from this.
-        std::vector<std::vector<size_t>> chainOf(edges.size());
-        std::vector<size_t> points, lastRow;
-        for (size_t r = 0; r < edges.size(); r++)
-            for (double e : edges[r]) {
-                size_t joined = points.size();
-                double nearest = 1.5;
-                if (r > 0)
-                    for (size_t k = 0; k < edges[r - 1].size(); k++) {
-                        const size_t chain = chainOf[r - 1][k];
-                        if (lastRow[chain] == r - 1 && std::abs(e - edges[r - 1][k]) <= nearest) {
-                            nearest = std::abs(e - edges[r - 1][k]);
-                            joined = chain;
-                        }
-                    }
-                if (joined == points.size()) {
-                    points.push_back(0);
-                    lastRow.push_back(r);
-                }
-                points[joined]++;
-                lastRow[joined] = r;
-                chainOf[r].push_back(joined);
-            }
-        std::vector<double> offsets(edges.size(), std::numeric_limits<double>::quiet_NaN());
-        std::vector<bool> running(edges.size(), false);
-        for (size_t r = 0; r < edges.size(); r++)
-            for (size_t k = 0; k < edges[r].size(); k++)
-                if (points[chainOf[r][k]] >= CONTINUOUS && (!running[r] || edges[r][k] > offsets[r])) {
-                    offsets[r] = edges[r][k];
-                    running[r] = true;
-                }
+        std::vector<bool> running;
+        const std::vector<double> offsets = runningEdge(edges, running);
         std::vector<double> seen, at;
         for (size_t r = 0; r < offsets.size(); r++)
             if (running[r] && along[r] >= ROUNDED * out.length[i] && along[r] <= (1 - ROUNDED) * out.length[i]) {
