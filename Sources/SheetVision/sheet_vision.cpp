@@ -25,7 +25,9 @@
 // holds it whatever its score (carriedOn); and a side whose edge runs on past both its corners with
 // the same step in lightness alone, a shadow's edge crossing table and sheet alike, is no side
 // (crossesPhoto); a side along which a book's page block shows (the lit edges of the pages under
-// the top one) is moved in to the top page's edge (topPage, pageBlock).
+// the top one) is moved in to the top page's edge (topPage, pageBlock); and a corner where a side
+// curls into a book's binding, its last drop running down along it, is at the drop's foot, where
+// the facing page begins (curlFeet).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -42,7 +44,8 @@
 //    the edge's outermost stretch, moved in to the top page where a book's page block shows along
 //    it, and widened by MARGIN.
 // 5. Its sides traced inward for a bow or curl: where one strays from its chord, the cut's outline
-//    follows the curves (the result's `outline`, which ptcv_warp_sheet follows in warp.cpp).
+//    follows the curves (the result's `outline`, which ptcv_warp_sheet follows in warp.cpp), its
+//    corners where they cross or at the foot of a curl into a binding.
 //
 // Thread-safe: every call works on its own Photo; nothing here is global and mutable. The line
 // segments are sought beside the edges and the region (OpenCV's thread pool, two cores here): they
@@ -62,6 +65,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -97,6 +101,7 @@ constexpr double COLOUR_STEP = 20; // ... or where its chroma (a, b of Lab from 
 constexpr double BLOCK = 0.06;     // how far inside a side (share of the diagonal) a page block's fore-edge is sought
 constexpr int BLOCK_LINES = 3;     // ... its lit page edges, at least this many
 constexpr double TURN = 0.5;       // ... turning from the straight side at most this steeply (rise over run)
+constexpr double CURL = 0.2;       // a side curling into a corner: its last stretch turning in at least this steeply
 
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
@@ -1977,6 +1982,9 @@ struct Bends {
     std::array<std::vector<Point>, 4> sides;
     std::array<Point, 4> along, normal;
     std::array<double, 4> length;
+    // per corner i (where side i - 1 ends and side i begins), the foot of a curl into it: the side
+    // the corner lies on and how far along it (curlFeet); none where the curved sides' crossing is it
+    std::array<std::optional<std::pair<int, double>>, 4> foot;
 
     Point at(int i, double t) const { return q[i] + along[i] * t + normal[i] * hullAt(sides[i], t, 0.15 * length[i]); }
 };
@@ -2044,7 +2052,8 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measur
 }
 
 /// The outline of `bends` with each side moved out by `margin`: its corners where the curved sides
-/// meet, each side PTCV_SIDE_POINTS points from its corner to the next. None when two sides do not
+/// meet (or at the foot of a curl, moved toward the crossing by `margin`), each side
+/// PTCV_SIDE_POINTS points from its corner to the next. None when two sides do not
 /// cross near the straight corner.
 using Outline = std::array<std::array<Point, PTCV_SIDE_POINTS>, 4>;
 std::optional<Outline> outlineOf(Bends bends, double margin) {
@@ -2067,15 +2076,99 @@ std::optional<Outline> outlineOf(Bends bends, double margin) {
         }
         last[k] = lo;
         first[next] = dot(bends.at(k, lo) - bends.q[next], bends.along[next]);
+        // at the foot of a curl, moved toward the crossing by the margin, on the side it lies on; the
+        // curled side's own points end at the crossing, its last one at the foot
+        if (const auto &foot = bends.foot[next]) {
+            if (foot->first == next)
+                first[next] = foot->second - margin;
+            else
+                last[k] = foot->second + margin;
+        }
     }
     Outline out;
     for (int i = 0; i < 4; i++) {
         const std::vector<double> ts = linspace(first[i], last[i], PTCV_SIDE_POINTS);
         for (int j = 0; j < PTCV_SIDE_POINTS; j++) out[i][j] = bends.at(i, ts[j]);
     }
-    // each corner once: where side i ends, side i + 1 starts
-    for (int i = 0; i < 4; i++) out[(i + 1) % 4][0] = out[i][PTCV_SIDE_POINTS - 1];
+    // each corner once: where side i ends, side i + 1 starts (at a foot, the point on the side it lies on)
+    for (int i = 0; i < 4; i++) {
+        const int next = (i + 1) % 4;
+        if (bends.foot[next] && bends.foot[next]->first == next)
+            out[i][PTCV_SIDE_POINTS - 1] = out[next][0];
+        else
+            out[next][0] = out[i][PTCV_SIDE_POINTS - 1];
+    }
     return out;
+}
+
+/// The corners of `bends` where one side curls into an open book's binding, moved along the other
+/// to the foot of the curl (`foot`). A page's top curls down into the fold; the curved sides cross
+/// where the curl, carried on, meets the binding's line, but its last drop runs down along that line
+/// itself, too steep for the curled side's trace to follow, and the page's corner is at its foot,
+/// where the facing page begins. So where a side's last stretch (0.15 of it) turns in by CURL or
+/// more, the colour just outside the other side is followed from the crossing on, as far as a bend
+/// is traced (BOW_REACH): its first RUN points are the table beside the drop, and where it differs
+/// from that by STEP and is more like the paper just inside, for RUN points, is the foot. Past a
+/// sheet's rounded or bowed corner the table lies outside both sides; a checked cloth's next square
+/// differs from the last but is no more like the paper; a facing page already beside the crossing
+/// (a page whose curl the binding's line meets at its bottom) is the reference, and nothing moves.
+void curlFeet(const Photo &photo, Bends &bends) {
+    const auto crossings = outlineOf(bends, 0);
+    if (!crossings) return;
+    // the median colour NEAR..FAR outside (side 1) or inside (-1) side `i` at `t` along it; none off the photo
+    auto strip = [&](int i, double t, double side) -> std::optional<cv::Vec3f> {
+        std::array<std::vector<float>, 3> channels;
+        for (int o = NEAR; o <= FAR; o++) {
+            const Point p = bends.at(i, t) + bends.normal[i] * (side * o);
+            const int x = int(std::lround(p.x)), y = int(std::lround(p.y));
+            if (x < 0 || y < 0 || x >= photo.w || y >= photo.h) return std::nullopt;
+            const cv::Vec3f v = photo.lab.at<cv::Vec3f>(y, x);
+            for (int c = 0; c < 3; c++) channels[c].push_back(v[c]);
+        }
+        return cv::Vec3f(median(channels[0]), median(channels[1]), median(channels[2]));
+    };
+    auto outside = [&](int i, double t) { return strip(i, t, 1.0); };
+    auto inside = [&](int i, double t) { return strip(i, t, -1.0); };
+    for (int c = 0; c < 4; c++) {
+        const Point corner = (*crossings)[c][0];
+        // side c - 1 curling at its end into side c, or side c curling at its start into side c - 1
+        for (const auto [curled, other, toward] : {std::tuple{(c + 3) % 4, c, 1.0}, std::tuple{c, (c + 3) % 4, -1.0}}) {
+            const std::vector<Point> &hull = bends.sides[curled];
+            if (hull.size() <= 2) continue;  // straight
+            const double span = 0.15 * bends.length[curled], tc = dot(corner - bends.q[curled], bends.along[curled]);
+            // `toward`: +1 where the curled side ends at the corner, and the other starts there
+            const double drop = hullAt(hull, tc, span) - hullAt(hull, tc - toward * span, span);
+            if (drop > -CURL * span) continue;
+            // the colour outside the other side from the crossing on (the table beside the curl's
+            // drop), until it changes
+            const double from = dot(corner - bends.q[other], bends.along[other]);
+            std::array<std::vector<float>, 3> seen;
+            size_t unlike = 0;
+            for (double shift = 0; shift <= BOW_REACH * photo.diagonal; shift += 2.0) {
+                const double t = from + toward * shift;
+                const auto v = outside(other, t);
+                if (!v) break;
+                if (seen[0].size() < RUN) {
+                    for (int k = 0; k < 3; k++) seen[k].push_back((*v)[k]);
+                    continue;
+                }
+                const cv::Vec3f table(median(seen[0]), median(seen[1]), median(seen[2]));
+                // the facing page: unlike the table beside the drop, and more like the paper just inside
+                const auto paper = inside(other, t);
+                const bool facing = paper && cv::norm(*v - table) >= STEP && cv::norm(*v - *paper) < cv::norm(*v - table);
+                unlike = facing ? unlike + 1 : 0;
+                if (unlike == RUN) {
+                    bends.foot[c] = std::pair{other, t - toward * 2.0 * double(RUN - 1)};
+                    break;
+                }
+            }
+#ifdef SHEET_DEBUG
+            std::fprintf(stderr, "corner %d: side %d curls into side %d (turning in by %.2f), foot %s\n", c, curled, other, -drop / span,
+                         bends.foot[c] ? "found" : "not found");
+#endif
+            if (bends.foot[c]) break;
+        }
+    }
 }
 
 /// Each side moved outward by `by` pixels; the corners where the moved sides meet.
@@ -2123,7 +2216,8 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         // around the sheet as enclosed: around the top page lies its own page block
         copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
         // where its sides bow or curl, followed: its corners where they meet, the cut along them
-        if (const auto bent = bends(photo, found[chosen].quad, enclosed.quad)) {
+        if (auto bent = bends(photo, found[chosen].quad, enclosed.quad)) {
+            curlFeet(photo, *bent);
             const auto sheet = outlineOf(*bent, 0), cut = outlineOf(*bent, MARGIN * photo.diagonal);
             if (sheet && cut) {
                 for (int i = 0; i < 4; i++) {

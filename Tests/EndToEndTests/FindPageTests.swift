@@ -304,8 +304,23 @@ import Testing
     /// straight top, 3.8 % of the diagonal above it. Every edge across the side is followed now,
     /// inner ones too, and the outermost that runs on is the sheet's.
     @Test func aBookPageCurlingIntoItsBindingIsCutAtTheFootOfTheCurl() throws {
-        let (drawn, taken, run) = try photographed(["curl": 0.06, "facing": true, "angle": 0, "tilt": 20, "size": [1500, 2000], "fill": 0.65,
-                                                    "shift": [150, 0], "table": "cloth"])
+        try expectCutAtTheFootOfTheCurl(["curl": 0.06])
+    }
+
+    /// The same page, its curl reaching the binding higher (at half the dip) and dropping straight
+    /// down along it to the foot, where the facing page begins; the cloth shows beside the drop. The
+    /// drop is too steep for the top side's trace, and the curved sides crossed where the curl,
+    /// carried on, met the binding's line: 2.9 % of the diagonal above the foot. The colour beside the
+    /// binding is followed down from there now, and where the facing page begins is the corner.
+    @Test func aBookPageWhoseCurlDropsAlongItsBindingIsCutAtTheDropsFoot() throws {
+        try expectCutAtTheFootOfTheCurl(["curl": 0.07, "drop": 0.5])
+    }
+
+    /// The right page of an open book on a cloth, its top curling into the binding as `curl` draws
+    /// it, cut with every corner within 2 % of the diagonal (2,500 px) and none of the page outside.
+    func expectCutAtTheFootOfTheCurl(_ curl: [String: Any]) throws {
+        let spec = curl.merging(["facing": true, "angle": 0, "tilt": 20, "size": [1500, 2000], "fill": 0.65, "shift": [150, 0], "table": "cloth"]) { $1 }
+        let (drawn, taken, run) = try photographed(spec)
         let cut = try #require(taken, "the photo was left whole: \(run.stdout)")
         for (found, truth) in zip(cut, drawn) {
             let off = ((found[0] - truth[0]) * (found[0] - truth[0]) + (found[1] - truth[1]) * (found[1] - truth[1])).squareRoot()

@@ -25,7 +25,9 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           white (each 2.5 mm wide, a grey line between), the page itself in the
                           shade of the open book, "curl": the top edge dipping by this share of
                           the height at the left side, as a book's page curls into its binding
-                          (the top left corner given is the bottom of the dip)}
+                          (the top left corner given is the bottom of the dip), "drop": this share
+                          of the dip a last drop straight down along the binding, the table beside
+                          it and the facing page (if any) beginning at its foot}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON ("corners"; a bowed sheet's sides' middles too, "middles"). Everything is drawn here;
@@ -80,6 +82,10 @@ if spec.get("curl"):
     page = page.convert("RGBA")
     dip, reach = spec["curl"] * ph, 0.2 * pw
     curve = [(x, dip * (1 - x / reach) ** 2) for x in range(0, round(reach) + 1, 2)]
+    if spec.get("drop"):
+        # the curl reaching the binding higher, and running straight down along it to the bottom
+        above = dip * (1 - spec["drop"])
+        curve = [(0, dip)] + [(x, above * (1 - x / reach) ** 2) for x in range(2, round(reach) + 1, 2)]
     ImageDraw.Draw(page).polygon([(0, -1)] + curve + [(round(reach), -1)], fill=(0, 0, 0, 0))
 page.save(out + ".page.png")
 # what the camera sees of the page: the page itself, or bowed on a canvas with room for its bulges
@@ -164,7 +170,8 @@ if spec.get("sheet", True):
     if spec.get("facing"):
         # The facing page, as wide again, its outer corners a quarter of the height higher and lower:
         # the pages of an open book fan out from the binding.
-        facing = [(-pw / 2, -ph / 2), (-1.5 * pw, -0.75 * ph), (-1.5 * pw, 0.75 * ph), (-pw / 2, ph / 2)]
+        top = -ph / 2 + (spec["curl"] * ph if spec.get("drop") else 0)  # at the foot of the page's drop
+        facing = [(-pw / 2, top), (-1.5 * pw, -0.75 * ph), (-1.5 * pw, 0.75 * ph), (-pw / 2, ph / 2)]
         ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in facing], fill=(248, 248, 242))
     if spec.get("block"):
         # The fore-edge of the pages beneath, facing the light: strips stepping out from the right
