@@ -661,12 +661,15 @@ double foldShare(const Photo &photo, const Quad &q, int side, const std::array<d
     int clearUpTo = 0;
     // the neighbour ending at corner `side`, and the one starting at corner `side + 1`, carried on
     for (auto [from, to] : {std::pair{q[(side + 3) % 4], q[side]}, std::pair{q[(side + 2) % 4], q[(side + 1) % 4]}}) {
-        // a tenth of the side on, or up to the frame (a corner at the frame tells nothing), against as
-        // much of the side itself
-        const Point d = (to - from) * (1.0 / std::max(1.0, std::hypot(to.x - from.x, to.y - from.y)));
-        const double length = withinPhoto(photo, to, d, 0.1 * std::hypot(to.x - from.x, to.y - from.y));
-        if (length < 2 * FAR || stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON) return 0;
-        clearUpTo += stretchSupport(photo, to - d * length, to, centre) >= RUNS_ON;
+        // a tenth of the side on, or up to the frame, against a tenth of the side itself. With the
+        // frame closer than 2 FAR past the corner (a page filling the frame), whether the side runs
+        // on is not seen; nor is more than that sliver of the sheet lost if it does
+        const double tenth = 0.1 * std::hypot(to.x - from.x, to.y - from.y);
+        const Point d = (to - from) * (1.0 / std::max(1.0, 10 * tenth));
+        const double length = withinPhoto(photo, to, d, tenth);
+        if (tenth < 2 * FAR) return 0;
+        if (length >= 2 * FAR && stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON) return 0;
+        clearUpTo += stretchSupport(photo, to - d * tenth, to, centre) >= RUNS_ON;
     }
     return clearUpTo > 0 ? share : 0;
 }

@@ -286,6 +286,17 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 1: the same notepad's page filling the frame, its binding along the frame's
+    /// left edge with a sliver of the facing page beyond. Whether the top and bottom edges run on past
+    /// the fold was looked for a tenth of the side on, and where the frame came closer than 20 working
+    /// pixels the fold was taken for none: no candidate was convincing and the photo was left whole.
+    /// Where the frame is that close, nothing says they run on, and no more than that sliver of a
+    /// sheet could be lost if they did.
+    @Test func aNotepadsPageFillingTheFrameIsFoundAtItsFold() throws {
+        let (drawn, cut, run) = try photographed(["facing": true, "angle": 3, "tilt": 12, "size": [1500, 2000], "fill": 0.9, "shift": [-80, 0]])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 3: the right page of a thick book, the edges of the pages beneath it showing
     /// beside its right side (its page block, lit: lighter than the page in the book's shade), on a
     /// cloth. The block's outer edge against the cloth is the strongest edge there, and the cut was
