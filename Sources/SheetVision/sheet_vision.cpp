@@ -11,11 +11,12 @@
 // quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
 // faint sides); one side without an edge counts by its crease where the other three are edges and
-// the sides meeting it turn there, one of them a clear edge up to it (foldShare: a notepad's or
-// book's binding, a card's shadow on a white table); a convincing candidate framing the best one
-// is taken instead of nothing (choose);
+// the sides meeting it turn there (or meet the frame just past it), one of them a clear edge up to
+// it (foldShare: a notepad's or book's binding, a card's shadow on a white table); a convincing
+// candidate framing the best one is taken instead of nothing (choose);
 // the print's outline swept out to the sheet's faint edges is a candidate too (inkCandidates: a
-// receipt on a white table); the sides taken are moved out to enclose the edges they were
+// receipt on a white table), the print run together across wider gaps as well (a letter's heading,
+// body and boxes); the sides taken are moved out to enclose the edges they were
 // fitted to (refine's envelope), so that a torn, wavy or bowed side is not cut through; and a side
 // that bows or curls is followed as a curve (bends, outlineOf: a sheet lifted at its corners, a
 // book's page curving into its binding), its corners where the curves meet, the edge traced by its
@@ -647,11 +648,12 @@ double withinPhoto(const Photo &photo, Point from, Point d, double length) {
 /// Side `side` of `q` as a book's fold, or the thin shadow a card or sheet on a white table casts
 /// along its edge: the crease's share of it, or 0. The other three sides are drawn by real edges, a
 /// crease runs along this one, neither side meeting it runs on straight beyond it (the facing page's
-/// edges turn at the binding), and at least one of them runs up to it as a clear edge (STEP). A
-/// crease or printed rule across a sheet has the sheet's own edges running on straight past it, and
-/// is no fold; where both are too faint up to it to tell (white on white), nothing is taken for one.
-/// One is enough: the edge that is clear up to the crease would be as clear past it, were the sheet
-/// to go on (a card's rounded corner on a white table leaves the other faint).
+/// edges turn at the binding; or the frame comes first), and at least one of them runs up to it as
+/// a clear edge (STEP). A crease or printed rule across a sheet has the sheet's own edges running on
+/// straight past it, and is no fold; where both are too faint up to it to tell (white on white),
+/// nothing is taken for one. One is enough: the edge that is clear up to the crease would be as
+/// clear past it, were the sheet to go on (a card's rounded corner on a white table leaves the other
+/// faint).
 double foldShare(const Photo &photo, const Quad &q, int side, const std::array<double, 4> &support) {
     for (int k = 1; k < 4; k++)
         if (support[(side + k) % 4] < FRAMED) return 0;
@@ -773,6 +775,9 @@ std::optional<Candidate> judge(const Photo &photo, const Quad &found, const std:
 }
 
 // --- candidates --------------------------------------------------------------------------------------
+
+/// A side moved out to enclose the edge points it was fitted to (below, with refine; sweptOut too).
+Line enclosing(Line line, const std::vector<cv::Point2f> &points, Point centre, std::array<Point, 2> ends, int reach);
 
 struct Found {
     std::string source;
@@ -1041,9 +1046,10 @@ std::vector<Found> lineCandidates(const Photo &photo) {
 /// offset (from 3 px out, past the print's own edges, to the frame or SWEEP of the diagonal) where
 /// the grey gradient runs across the side and stands out from the row's own (NOISE times its median,
 /// at least EDGE / 2), past any dark band of print with the paper beyond it; a line fitted to those
-/// points. None when a side finds an edge along less than a third of it. A faint edge (white paper
-/// on a white table) is found from inside, before any stronger one further out; what is taken is
-/// then judged like every other candidate.
+/// points and moved out to enclose them (enclosing, up to REACH, as refine's envelope: a torn end
+/// rising to its corner beyond the line stays whole). None when a side finds an edge along less
+/// than a third of it. A faint edge (white paper on a white table) is found from inside, before any
+/// stronger one further out; what is taken is then judged like every other candidate.
 std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
     const Point centre = centreOf(seed);
     cv::Mat grey;
@@ -1097,7 +1103,9 @@ std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
         if (found.size() * 3 < size_t(count) || found.size() < 6) return std::nullopt;
         cv::Vec4f fit;
         cv::fitLine(found, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
-        lines[i] = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
+        const Line fitted = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
+        lines[i] = enclosing(fitted, found, centre, {Point(found.front().x, found.front().y), Point(found.back().x, found.back().y)},
+                             int(REACH * photo.diagonal));
     }
     return cornersOf(lines);
 }
@@ -1105,31 +1113,38 @@ std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
 /// The print's own outline swept out to the sheet's edges: the largest block of ink (darker than
 /// its surroundings, text lines run together), its least rectangle, each side moved out to the first
 /// edge beyond. Where the sheet's sides are too faint for Canny to close or LSD to draw (a white
-/// receipt on a white table), the print still shows where the sheet is.
+/// receipt on a white table), the print still shows where the sheet is. The ink is run together
+/// twice: across the gaps between lines of text, and across three times that, the gaps between a
+/// letter's heading, logo, body and a box beside it (the body alone can lie further from a side
+/// than SWEEP; on a textured table the wider block runs into the grain, and nothing is swept).
 std::vector<Found> inkCandidates(const Photo &photo) {
     const int block = std::max(15, std::min(photo.w, photo.h) / 20) | 1;
-    cv::Mat ink, joined, labels, stats, centroids;
+    cv::Mat ink;
     cv::adaptiveThreshold(photo.grey, ink, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY_INV, block, INK);
-    const int gap = std::max(5, std::min(photo.w, photo.h) / 50);
-    cv::dilate(ink, joined, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(gap, gap)));
-    const int count = cv::connectedComponentsWithStats(joined, labels, stats, centroids, 8, CV_32S);
-    int largest = 0, most = 0;
-    for (int label = 1; label < count; label++)
-        if (stats.at<int>(label, cv::CC_STAT_AREA) > most) {
-            most = stats.at<int>(label, cv::CC_STAT_AREA);
-            largest = label;
-        }
-    if (largest == 0) return {};
-    std::vector<cv::Point> points;
-    for (int y = 0; y < ink.rows; y++)
-        for (int x = 0; x < ink.cols; x++)
-            if (ink.at<uchar>(y, x) && labels.at<int>(y, x) == largest) points.emplace_back(x, y);
-    if (points.size() < 50) return {};
-    cv::Point2f box[4];
-    cv::minAreaRect(points).points(box);
-    const auto swept = sweptOut(photo, order(Quad{box[0], box[1], box[2], box[3]}));
-    if (!swept || !plausible(order(*swept), photo.w, photo.h)) return {};
-    return {{"ink", order(*swept)}};
+    std::vector<Found> out;
+    for (int spread : {1, 3}) {
+        const int gap = spread * std::max(5, std::min(photo.w, photo.h) / 50);
+        cv::Mat joined, labels, stats, centroids;
+        cv::dilate(ink, joined, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(gap, gap)));
+        const int count = cv::connectedComponentsWithStats(joined, labels, stats, centroids, 8, CV_32S);
+        int largest = 0, most = 0;
+        for (int label = 1; label < count; label++)
+            if (stats.at<int>(label, cv::CC_STAT_AREA) > most) {
+                most = stats.at<int>(label, cv::CC_STAT_AREA);
+                largest = label;
+            }
+        if (largest == 0) continue;
+        std::vector<cv::Point> points;
+        for (int y = 0; y < ink.rows; y++)
+            for (int x = 0; x < ink.cols; x++)
+                if (ink.at<uchar>(y, x) && labels.at<int>(y, x) == largest) points.emplace_back(x, y);
+        if (points.size() < 50) continue;
+        cv::Point2f box[4];
+        cv::minAreaRect(points).points(box);
+        const auto swept = sweptOut(photo, order(Quad{box[0], box[1], box[2], box[3]}));
+        if (swept && plausible(order(*swept), photo.w, photo.h)) out.push_back({spread == 1 ? "ink" : "ink/wide", order(*swept)});
+    }
+    return out;
 }
 
 /// The outline of the bright, colourless region: paper is lighter and greyer than most tables.
