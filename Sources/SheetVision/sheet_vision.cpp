@@ -2161,6 +2161,7 @@ void curlFeet(const Photo &photo, Bends &bends) {
             // drop), until it changes
             const double from = dot(corner - bends.q[other], bends.along[other]);
             std::array<std::vector<float>, 3> seen;
+            cv::Vec3f table;
             size_t unlike = 0;
             for (double shift = 0; shift <= BOW_REACH * photo.diagonal; shift += 2.0) {
                 const double t = from + toward * shift;
@@ -2168,9 +2169,9 @@ void curlFeet(const Photo &photo, Bends &bends) {
                 if (!v) break;
                 if (seen[0].size() < RUN) {
                     for (int k = 0; k < 3; k++) seen[k].push_back((*v)[k]);
+                    if (seen[0].size() == RUN) table = cv::Vec3f(median(seen[0]), median(seen[1]), median(seen[2]));
                     continue;
                 }
-                const cv::Vec3f table(median(seen[0]), median(seen[1]), median(seen[2]));
                 // the facing page: unlike the table beside the drop, and more like the paper just inside
                 const auto paper = inside(other, t);
                 const bool facing = paper && cv::norm(*v - table) >= STEP && cv::norm(*v - *paper) < cv::norm(*v - table);
