@@ -667,9 +667,9 @@ double foldShare(const Photo &photo, const Quad &q, int side, const std::array<d
         // frame closer than 2 FAR past the corner (a page filling the frame), whether the side runs
         // on is not seen; nor is more than that sliver of the sheet lost if it does
         const double tenth = 0.1 * std::hypot(to.x - from.x, to.y - from.y);
-        const Point d = (to - from) * (1.0 / std::max(1.0, 10 * tenth));
+        if (tenth < 2 * FAR) return 0;  // too short a side to tell
+        const Point d = (to - from) * (1.0 / (10 * tenth));
         const double length = withinPhoto(photo, to, d, tenth);
-        if (tenth < 2 * FAR) return 0;
         if (length >= 2 * FAR && stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON) return 0;
         clearUpTo += stretchSupport(photo, to - d * tenth, to, centre) >= RUNS_ON;
     }
