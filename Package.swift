@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
         .testTarget(name: "SearchTests", dependencies: ["Search", "Daemon", "PDFAccess", "TrapperCore", "TestSupport"]),
         // Runs the real binary, as a user would.
-        .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TrapperCore", "System", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import System
 import TestSupport
 import Testing
 
@@ -566,18 +567,23 @@ private final class ScannerRig {
 
 /// Counts opens of one file (inotify IN_OPEN) from its creation on. Closes are watched too: the
 /// kernel merges an event into an identical one still unread at the queue's end, so opens alone
-/// would count as one.
+/// would count as one. Its instance is opened and closed through InotifyInstances, as every other
+/// in this process is: an inotify session started meanwhile in another test finds its own
+/// descriptor by the difference, which this one must not join.
 private final class LockOpenCounter {
     private let descriptor: Int32
 
     init(_ path: String) throws {
-        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0, inotify_add_watch(descriptor, path, UInt32(IN_OPEN | IN_CLOSE)) >= 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        descriptor = InotifyInstances.open(flags: Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard inotify_add_watch(descriptor, path, UInt32(IN_OPEN | IN_CLOSE)) >= 0 else {
+            let code = errno
+            InotifyInstances.close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
     }
 
-    deinit { close(descriptor) }
+    deinit { InotifyInstances.close(descriptor) }
 
     /// The opens since the last call.
     func count() throws -> Int {
