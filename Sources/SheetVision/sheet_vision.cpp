@@ -701,6 +701,29 @@ std::optional<std::pair<cv::Vec3f, cv::Vec3f>> stretchColours(const Photo &photo
     return std::pair{colour(0), colour(1)};
 }
 
+/// The stretch (its two ends) along which a side's edge runs on straight past its corner `from`, in
+/// the unit direction `dir`, from FAR past it up to `reach` or the frame: sought a few pixels either
+/// side of the side carried on (a side fitted a little askew), where the edge shows along RUNS_ON of
+/// it (stretchSupport, quiet: white paper on a white table). None where it does not, or where the
+/// frame comes within 2 FAR of the corner.
+std::optional<std::pair<Point, Point>> runsOn(const Photo &photo, Point from, Point dir, double reach, Point centre) {
+    reach = withinPhoto(photo, from, dir, reach);
+    if (reach < 2 * FAR) return std::nullopt;
+    const Point start = from + dir * double(FAR), end = from + dir * reach;
+    const Point n(-dir.y, dir.x);
+    double runs = 0;
+    Point shift(0, 0);
+    for (int o = -6; o <= 6; o++) {
+        const double s = stretchSupport(photo, start + n * double(o), end + n * double(o), centre, true);
+        if (s > runs) {
+            runs = s;
+            shift = n * double(o);
+        }
+    }
+    if (runs < RUNS_ON) return std::nullopt;
+    return std::pair{start + shift, end + shift};
+}
+
 /// Whether side `side` of `q` is the edge of a shadow crossing the photo rather than the sheet's: a
 /// step in lightness alone (SHADE), and past both its corners (a fifth of the side on, up to the
 /// frame) the same edge runs on straight with the same step across it (the colour outside less the
@@ -720,22 +743,9 @@ bool crossesPhoto(const Photo &photo, const Quad &q, int side) {
     if (darker < SHADE * lighter || std::hypot(inside[1] - outside[1], inside[2] - outside[2]) >= STEP) return false;
     const Point d = (e - p) * (1.0 / length);
     for (auto [from, dir] : {std::pair{e, d}, std::pair{p, -d}}) {
-        const double reach = withinPhoto(photo, from, dir, 0.2 * length);
-        if (reach < 2 * FAR) return false;
-        const Point start = from + dir * double(FAR), end = from + dir * reach;
-        // the edge sought a few pixels either side of the line carried on: a side fitted a little askew
-        const Point n(-dir.y, dir.x);
-        double runs = 0;
-        Point shift(0, 0);
-        for (int o = -6; o <= 6; o++) {
-            const double s = stretchSupport(photo, start + n * double(o), end + n * double(o), centre, true);
-            if (s > runs) {
-                runs = s;
-                shift = n * double(o);
-            }
-        }
-        if (runs < RUNS_ON) return false;
-        const auto beyond = stretchColours(photo, start + shift, end + shift, centre);
+        const auto runs = runsOn(photo, from, dir, 0.2 * length, centre);
+        if (!runs) return false;
+        const auto beyond = stretchColours(photo, runs->first, runs->second, centre);
         if (!beyond || cv::norm((beyond->second - beyond->first) - (along->second - along->first)) >= STEP) return false;
     }
     return true;
