@@ -69,7 +69,9 @@ enum SheetFinder {
         /// one around it was taken instead.
         var passedOver: Candidate?
         /// The convincing candidate not taken because it may be printed on `framing`, a larger sheet
-        /// around it whose edges show on three sides or more but which is not convincing itself.
+        /// around it whose edges show on three sides or more but which is not convincing itself; or,
+        /// with no `framing`, because it is a dark band across a larger sheet whose edge runs on past
+        /// its corners (a card's stripe), that sheet's own outline not found.
         var heldBack: Candidate?
         var framing: Candidate?
         /// The score a candidate needs.
@@ -81,8 +83,9 @@ enum SheetFinder {
         var allSheet: Bool
 
         /// The corners a person cropping by hand starts from: the larger sheet around one held back
-        /// (a looser crop loses nothing), else the best candidate.
-        var suggestion: [Point]? { (framing ?? best)?.corners }
+        /// (a looser crop loses nothing), else the best candidate; none (the whole photo) where the
+        /// best is a band across a sheet not found.
+        var suggestion: [Point]? { heldBack != nil && framing == nil ? nil : (framing ?? best)?.corners }
     }
 
     /// Looks for the sheet in `pix` (upright, any depth). The library reads leptonica's own pixels
@@ -186,6 +189,11 @@ enum SheetFinder {
                 : "none of the \(search.judged) four-sided outlines has the shape of a sheet in perspective"
         }
         let names = ["top", "right", "bottom", "left"]
+        if let held = search.heldBack, search.framing == nil {
+            return String(format: "the best (%@, %.0f%% of the photo, evidence %.2f) is darker than everything along its sides, and "
+                              + "an edge runs on straight past its corners: a band printed across a larger sheet whose outline is not "
+                              + "found; taking the band would cut into that sheet", held.source, held.area * 100, held.score)
+        }
         if let held = search.heldBack, let framing = search.framing {
             let sides = zip(names, framing.support).map { String(format: "%@ %.0f%%", $0, $1 * 100) }.joined(separator: ", ")
             return String(format: "the best (%@, %.0f%% of the photo, evidence %.2f) may be printed on a larger sheet around it "

@@ -28,7 +28,9 @@
 // (crossesPhoto); a side along which a book's page block shows (the lit edges of the pages under
 // the top one) is moved in to the top page's edge (topPage, pageBlock); and a corner where a side
 // curls into a book's binding, its last drop running down along it, is at the drop's foot, where
-// the facing page begins (curlFeet).
+// the facing page begins (curlFeet); and nothing is taken where the one chosen, joined and moved
+// out, is still a dark band across a larger sheet whose edges run on past its corners (bandAcross: a
+// white card's stripe, the card's own outline too faint on a white table).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -41,9 +43,9 @@
 //    best REFINED refitted to the edges.
 // 4. The best convincing one chosen (or a larger one holding it, or a convincing one framing it;
 //    none when it may be printed on a larger sheet), refined, joined with a convincing one in line
-//    beside it across a band, moved out over any band of sheet along a side, each side moved out to
-//    the edge's outermost stretch, moved in to the top page where a book's page block shows along
-//    it, and widened by MARGIN.
+//    beside it across a band, moved out over any band of sheet along a side (nothing taken when it
+//    is still a dark band across a sheet), each side moved out to the edge's outermost stretch,
+//    moved in to the top page where a book's page block shows along it, and widened by MARGIN.
 // 5. Its sides traced inward for a bow or curl: where one strays from its chord, the cut's outline
 //    follows the curves (the result's `outline`, which ptcv_warp_sheet follows in warp.cpp), its
 //    corners where they cross or at the foot of a curl into a binding.
@@ -1449,6 +1451,36 @@ bool ringIsPaperAround(const Photo &photo, const Quad &outer, const Quad &inner)
     return medianLightness(photo, ring) >= medianLightness(photo, innerMask);
 }
 
+/// Whether `q` is darker than what lies along each of its sides by STEP (the median lightness of the
+/// strips NEAR..FAR either side): a dark stripe, picture or band printed on paper, or a dark object
+/// on a light table.
+bool darkerThanAround(const Photo &photo, const Quad &q) {
+    for (int i = 0; i < 4; i++) {
+        const auto colours = stretchColours(photo, q[i], q[(i + 1) % 4], centreOf(q));
+        if (!colours || colours->second[0] < colours->first[0] + STEP) return false;
+    }
+    return true;
+}
+
+/// Whether `q` is a band printed across a larger sheet whose outline is not among the candidates:
+/// darker than all around it (darkerThanAround), and a side's edge runs on straight past one of its
+/// corners (runsOn, as far as BEYOND of the diagonal), as a card's edge runs on past the ends of the
+/// dark stripe across it, white card against white table. A dark card on a light table is darker
+/// than all around it too, but its sides end at its corners; a page beside a facing page or on a
+/// notepad's lower pages, whose edges run on, is no darker than what lies beyond it.
+bool bandAcross(const Photo &photo, const Quad &q) {
+    if (!darkerThanAround(photo, q)) return false;
+    for (int i = 0; i < 4; i++) {
+        const Point p = q[i], e = q[(i + 1) % 4];
+        const double length = std::hypot(e.x - p.x, e.y - p.y);
+        if (length < 1) continue;
+        const Point d = (e - p) * (1.0 / length);
+        if (runsOn(photo, e, d, BEYOND * photo.diagonal, centreOf(q)) || runsOn(photo, p, -d, BEYOND * photo.diagonal, centreOf(q)))
+            return true;
+    }
+    return false;
+}
+
 /// The larger candidate (its index in `found`) that makes `chosen` possibly something printed on a
 /// sheet rather than the sheet, or -1: it holds `chosen`, is drawn by real edges on at least three of
 /// its sides (the fourth may be off the photo, or white paper on a white table), and the ring between
@@ -2230,7 +2262,7 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
     std::vector<Candidate> found = candidates(photo);
     result->judged = int(found.size());
     int passedOver = -1, heldBack = -1, framing = -1;
-    const int chosen = choose(found, photo, plausible, passedOver, heldBack, framing);
+    int chosen = choose(found, photo, plausible, passedOver, heldBack, framing);
     if (chosen >= 0 && found[chosen].source.find("refined") == std::string::npos) {
         // the one taken is refined too, even when it was not among the leaders
         const Candidate &best = found[chosen];
@@ -2238,14 +2270,23 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         // in the list in place of its unrefined self, so that the list shows what was taken
         if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
     }
+    std::optional<Candidate> enclosed;
     if (chosen >= 0) {
-        const Candidate enclosed = enclose(photo, join(photo, found, found[chosen]));
-        found[chosen] = topPage(photo, enclosed);
+        enclosed = enclose(photo, join(photo, found, found[chosen]));
+        // joined and moved out over any band of sheet, still a dark band across a sheet whose own
+        // outline is not found: nothing is taken, rather than the band
+        if (bandAcross(photo, enclosed->quad)) {
+            heldBack = chosen;
+            chosen = -1;
+        }
+    }
+    if (chosen >= 0) {
+        found[chosen] = topPage(photo, *enclosed);
         // the paper's and the table's lightness, which the bends are traced between, measured
         // around the sheet as enclosed: around the top page lies its own page block
         copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);
         // where its sides bow or curl, followed: its corners where they meet, the cut along them
-        if (auto bent = bends(photo, found[chosen].quad, enclosed.quad)) {
+        if (auto bent = bends(photo, found[chosen].quad, enclosed->quad)) {
             curlFeet(photo, *bent);
             const auto sheet = outlineOf(*bent, 0), cut = outlineOf(*bent, MARGIN * photo.diagonal);
             if (sheet && cut) {
