@@ -7,7 +7,7 @@ against the corners it was drawn with. The real photos (bench/sheets.py) are few
 and find what a change does to cases the real set lacks.
 
 Usage: bench/scenes.py [--library .build/vision/libPDFTrapperVision.so] [--against OTHER.so]
-                       [--seeds 1-4] [--per 40] [--list "CUT INTO,CROPPED"]
+                       [--seeds 1-4] [--per 40] [--list "CUT INTO,CROPPED"] [--family striped-cards]
 
 With --against, a second build of the library (main's, say) is judged on the same scenes and every
 scene the two judge differently is listed: what a change to the finder gains and loses.
@@ -72,6 +72,29 @@ def specs(seed, per):
     return out
 
 
+def striped_cards(seed, per):
+    """`per` scenes of one seed of the striped-card family: an ID-1 card with a dark stripe right
+    across it near its top, nearly filling the photo, mostly on the white table (its border then
+    steps by about 7 from the table, the stripe by far more), sometimes with the table right of it or
+    below it as white as the card. The stripe must not be taken for the card."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(per):
+        spec = {"size": [1600, 1200], "table": rng.choice(["white", "white", "wood", "cloth"]), "angle": rng.uniform(-6, 6),
+                "tilt": rng.uniform(0, 15), "seed": n, "fill": rng.uniform(0.85, 0.99), "paper": [85.6, 54], "shadow": rng.random() < 0.3}
+        top = rng.uniform(0.05, 0.2)
+        spec["band"] = [top, top + rng.uniform(0.12, 0.2)]
+        if rng.random() < 0.3:
+            spec["white_right"] = True
+        if rng.random() < 0.3:
+            spec["white_below"] = rng.uniform(0.3, 1)
+        out.append((f"{seed}/{n}", "stripe", spec))
+    return out
+
+
+FAMILIES = {"mixed": specs, "striped-cards": striped_cards}
+
+
 def verdict(spec, drawn, size, cut, polygon, middles):
     """`polygon`: what the sheet was cut along (its outline, or `cut`); `middles`: a bowed sheet's
     sides' middles, the tips of its bulges, which must be inside it too."""
@@ -99,11 +122,13 @@ def main():
     parser.add_argument("--seeds", default="1-4", help="FIRST-LAST")
     parser.add_argument("--per", type=int, default=40, help="scenes per seed")
     parser.add_argument("--list", default="CUT INTO,CROPPED", help="the verdicts whose scenes are listed (of this library)")
+    parser.add_argument("--family", default="mixed", choices=sorted(FAMILIES),
+                        help="mixed: every kind of scene (the default); striped-cards: cards with a dark stripe across them")
     args = parser.parse_args()
     if not os.path.exists(args.library):
         sys.exit(f"scenes: {args.library} is missing (make {os.path.relpath(args.library, REPO)})")
     first, _, last = args.seeds.partition("-")
-    scenes = [s for seed in range(int(first), int(last or first) + 1) for s in specs(seed, args.per)]
+    scenes = [s for seed in range(int(first), int(last or first) + 1) for s in FAMILIES[args.family](seed, args.per)]
     finders = [("this", sheets.finder_alone(args.library, outline=True))]
     if args.against:
         finders.append(("against", sheets.finder_alone(args.against, outline=True)))
