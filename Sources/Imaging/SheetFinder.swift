@@ -70,8 +70,9 @@ enum SheetFinder {
         var passedOver: Candidate?
         /// The convincing candidate not taken because it may be printed on `framing`, a larger sheet
         /// around it whose edges show on three sides or more but which is not convincing itself; or,
-        /// with no `framing`, because it is a dark band across a larger sheet whose edge runs on past
-        /// its corners (a card's stripe), that sheet's own outline not found.
+        /// with no `framing`, because it is part of a larger sheet whose own outline is not found (a
+        /// card's dark stripe, with or without the card on one side of it: the card's edges run on
+        /// past the stripe's corners).
         var heldBack: Candidate?
         var framing: Candidate?
         /// The score a candidate needs.
@@ -84,7 +85,7 @@ enum SheetFinder {
 
         /// The corners a person cropping by hand starts from: the larger sheet around one held back
         /// (a looser crop loses nothing), else the best candidate; none (the whole photo) where the
-        /// best is a band across a sheet not found.
+        /// best is part of a sheet not found.
         var suggestion: [Point]? { heldBack != nil && framing == nil ? nil : (framing ?? best)?.corners }
     }
 
@@ -190,9 +191,10 @@ enum SheetFinder {
         }
         let names = ["top", "right", "bottom", "left"]
         if let held = search.heldBack, search.framing == nil {
-            return String(format: "the best (%@, %.0f%% of the photo, evidence %.2f) is darker than everything along its sides, and "
-                              + "an edge runs on straight past its corners: a band printed across a larger sheet whose outline is not "
-                              + "found; taking the band would cut into that sheet", held.source, held.area * 100, held.score)
+            return String(format: "the best (%@, %.0f%% of the photo, evidence %.2f) is far darker along one side than beyond it, "
+                              + "as a printed stripe is than paper, and an edge runs on straight past that side's corners: part of a "
+                              + "larger sheet whose outline is not found; taking it would cut into that sheet",
+                          held.source, held.area * 100, held.score)
         }
         if let held = search.heldBack, let framing = search.framing {
             let sides = zip(names, framing.support).map { String(format: "%@ %.0f%%", $0, $1 * 100) }.joined(separator: ", ")

@@ -29,8 +29,9 @@
 // the top one) is moved in to the top page's edge (topPage, pageBlock); and a corner where a side
 // curls into a book's binding, its last drop running down along it, is at the drop's foot, where
 // the facing page begins (curlFeet); and nothing is taken where the one chosen, joined and moved
-// out, is still a dark band across a larger sheet whose edges run on past its corners (bandAcross: a
-// white card's stripe, the card's own outline too faint on a white table).
+// out, is still part of a larger sheet: far darker along one side than beyond it, as a printed
+// stripe is than paper, and an edge running on past that side's corners (partOfLarger: a white
+// card's stripe, the card's own outline too faint on a white table).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -44,7 +45,7 @@
 // 4. The best convincing one chosen (or a larger one holding it, or a convincing one framing it;
 //    none when it may be printed on a larger sheet), refined, joined with a convincing one in line
 //    beside it across a band, moved out over any band of sheet along a side (nothing taken when it
-//    is still a dark band across a sheet), each side moved out to the edge's outermost stretch,
+//    is still part of a larger sheet), each side moved out to the edge's outermost stretch,
 //    moved in to the top page where a book's page block shows along it, and widened by MARGIN.
 // 5. Its sides traced inward for a bow or curl: where one strays from its chord, the cut's outline
 //    follows the curves (the result's `outline`, which ptcv_warp_sheet follows in warp.cpp), its
@@ -105,6 +106,7 @@ constexpr double BLOCK = 0.06;     // how far inside a side (share of the diagon
 constexpr int BLOCK_LINES = 3;     // ... its lit page edges, at least this many
 constexpr double TURN = 0.5;       // ... turning from the straight side at most this steeply (rise over run)
 constexpr double CURL = 0.2;       // a side curling into a corner: its last stretch turning in at least this steeply
+constexpr int DEEP = 3 * FAR;      // how deep a band inside and outside a side is compared for print on paper (part of a larger sheet)
 
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
@@ -1451,31 +1453,45 @@ bool ringIsPaperAround(const Photo &photo, const Quad &outer, const Quad &inner)
     return medianLightness(photo, ring) >= medianLightness(photo, innerMask);
 }
 
-/// Whether `q` is darker than what lies along each of its sides by STEP (the median lightness of the
-/// strips NEAR..FAR either side): a dark stripe, picture or band printed on paper, or a dark object
-/// on a light table.
-bool darkerThanAround(const Photo &photo, const Quad &q) {
+/// Whether `q` is part of a larger sheet whose own outline is not among the candidates. Along one of
+/// its sides:
+/// - what lies inside is darker than SHADE of what lies outside, as a printed stripe or bar is than
+///   paper, more than a shadow darkens it (the median lightness of a band DEEP wide either side, so
+///   that a side cut a few pixels off the stripe's edge still has the stripe inside);
+/// - what lies outside is paper: at least SHADE of the lightest tenth in `q` (more of its own paper,
+///   maybe in shade; for a stripe alone, any paper);
+/// - an edge runs on straight past that side's corners along either side beside it (runsOn, as far
+///   as BEYOND of the diagonal).
+/// So a dark stripe across a white card on a white table, the card's edges running on past the
+/// stripe's ends; or the card above the stripe with the stripe, cut along its lower edge. A receipt
+/// at a table's edge has that edge running on past its corners, but is paper, lighter than SHADE of
+/// the table beside it for all its print; a sheet with a dark bar along its top on a checked cloth,
+/// whose squares' edges run on past its corners, has cloth beyond the bar, darker than its paper; a
+/// page beside a facing page is no darker than what lies beyond.
+bool partOfLarger(const Photo &photo, const Quad &q) {
+    const Point centre = centreOf(q);
+    // the lightest paper in it: its lightest tenth (a stripe alone holds none, and is that dark)
+    std::vector<float> within;
+    const cv::Mat mask = smallMask(photo, q);
+    for (int y = 0; y < mask.rows; y++)
+        for (int x = 0; x < mask.cols; x++)
+            if (mask.at<uchar>(y, x)) within.push_back(photo.smallLab.at<cv::Vec3f>(y, x)[0]);
+    if (within.empty()) return false;
+    std::nth_element(within.begin(), within.begin() + long(0.9 * double(within.size() - 1)), within.end());
+    const float paper = within[size_t(0.9 * double(within.size() - 1))];
     for (int i = 0; i < 4; i++) {
-        const auto colours = stretchColours(photo, q[i], q[(i + 1) % 4], centreOf(q));
-        if (!colours || colours->second[0] < colours->first[0] + STEP) return false;
-    }
-    return true;
-}
-
-/// Whether `q` is a band printed across a larger sheet whose outline is not among the candidates:
-/// darker than all around it (darkerThanAround), and a side's edge runs on straight past one of its
-/// corners (runsOn, as far as BEYOND of the diagonal), as a card's edge runs on past the ends of the
-/// dark stripe across it, white card against white table. A dark card on a light table is darker
-/// than all around it too, but its sides end at its corners; a page beside a facing page or on a
-/// notepad's lower pages, whose edges run on, is no darker than what lies beyond it.
-bool bandAcross(const Photo &photo, const Quad &q) {
-    if (!darkerThanAround(photo, q)) return false;
-    for (int i = 0; i < 4; i++) {
-        const Point p = q[i], e = q[(i + 1) % 4];
-        const double length = std::hypot(e.x - p.x, e.y - p.y);
-        if (length < 1) continue;
-        const Point d = (e - p) * (1.0 / length);
-        if (runsOn(photo, e, d, BEYOND * photo.diagonal, centreOf(q)) || runsOn(photo, p, -d, BEYOND * photo.diagonal, centreOf(q)))
+        const Point a = q[i], b = q[(i + 1) % 4];
+        const SidePoints side = sideSamples(a, b, centre);
+        const Point across = side.normal * double(DEEP);
+        const float inside = medianLightness(photo, smallMask(photo, {a, b, b - across, a - across}));
+        const float outside = medianLightness(photo, smallMask(photo, {a, b, b + across, a + across}));
+        if (inside > SHADE * outside || outside < SHADE * paper) continue;
+        // the sides meeting it at a and at b, carried on past them
+        const Point before = a - q[(i + 3) % 4], after = b - q[(i + 2) % 4];
+        const double lengthBefore = std::hypot(before.x, before.y), lengthAfter = std::hypot(after.x, after.y);
+        if (lengthBefore < 1 || lengthAfter < 1) continue;
+        if (runsOn(photo, a, before * (1 / lengthBefore), BEYOND * photo.diagonal, centre) ||
+            runsOn(photo, b, after * (1 / lengthAfter), BEYOND * photo.diagonal, centre))
             return true;
     }
     return false;
@@ -2273,9 +2289,9 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
     std::optional<Candidate> enclosed;
     if (chosen >= 0) {
         enclosed = enclose(photo, join(photo, found, found[chosen]));
-        // joined and moved out over any band of sheet, still a dark band across a sheet whose own
-        // outline is not found: nothing is taken, rather than the band
-        if (bandAcross(photo, enclosed->quad)) {
+        // joined and moved out over any band of sheet, still part of a larger sheet whose own
+        // outline is not found (a stripe across a card): nothing is taken, rather than that part
+        if (partOfLarger(photo, enclosed->quad)) {
             heldBack = chosen;
             chosen = -1;
         }

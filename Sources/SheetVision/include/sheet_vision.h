@@ -54,9 +54,9 @@ typedef struct ptcv_result {
     /// was taken for that reason; -1 otherwise. Its index in `candidates`.
     int held_back;
     /// The larger candidate around `held_back`, drawn by edges on at least three sides, yet not
-    /// convincing enough to be taken itself; -1 when `held_back` is, or when `held_back` is a dark
-    /// band across a sheet whose own outline no candidate follows (its edges run on past the band's
-    /// corners). Its index in `candidates`.
+    /// convincing enough to be taken itself; -1 when `held_back` is, or when `held_back` is part of a
+    /// larger sheet whose own outline no candidate follows (a dark stripe across it, the sheet's edges
+    /// running on past the stripe's corners). Its index in `candidates`.
     int framing;
     /// How many candidates follow, best score first.
     int count;
