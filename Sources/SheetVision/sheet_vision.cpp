@@ -1423,12 +1423,18 @@ bool ringIsSheet(const Photo &photo, const Quad &outer, const Quad &inner) {
     return std::sqrt(distance) >= STEP;
 }
 
-/// The median lightness (L of Lab) of the quarter-size image within `mask`.
-float medianLightness(const Photo &photo, const cv::Mat &mask) {
+/// The lightness (L of Lab) of each pixel of the quarter-size image within `mask`.
+std::vector<float> lightnesses(const Photo &photo, const cv::Mat &mask) {
     std::vector<float> values;
     for (int y = 0; y < mask.rows; y++)
         for (int x = 0; x < mask.cols; x++)
             if (mask.at<uchar>(y, x)) values.push_back(photo.smallLab.at<cv::Vec3f>(y, x)[0]);
+    return values;
+}
+
+/// The median lightness (L of Lab) of the quarter-size image within `mask`.
+float medianLightness(const Photo &photo, const cv::Mat &mask) {
+    const std::vector<float> values = lightnesses(photo, mask);
     return values.empty() ? 0.0f : median(values);
 }
 
@@ -1471,11 +1477,7 @@ bool ringIsPaperAround(const Photo &photo, const Quad &outer, const Quad &inner)
 bool partOfLarger(const Photo &photo, const Quad &q) {
     const Point centre = centreOf(q);
     // the lightest paper in it: its lightest tenth (a stripe alone holds none, and is that dark)
-    std::vector<float> within;
-    const cv::Mat mask = smallMask(photo, q);
-    for (int y = 0; y < mask.rows; y++)
-        for (int x = 0; x < mask.cols; x++)
-            if (mask.at<uchar>(y, x)) within.push_back(photo.smallLab.at<cv::Vec3f>(y, x)[0]);
+    std::vector<float> within = lightnesses(photo, smallMask(photo, q));
     if (within.empty()) return false;
     std::nth_element(within.begin(), within.begin() + long(0.9 * double(within.size() - 1)), within.end());
     const float paper = within[size_t(0.9 * double(within.size() - 1))];
