@@ -92,7 +92,23 @@ def striped_cards(seed, per):
     return out
 
 
-FAMILIES = {"mixed": specs, "striped-cards": striped_cards}
+def headed_sheets(seed, per):
+    """`per` scenes of one seed of the headed-sheet family: a page with a coloured header band along
+    its top edge (a textbook's, a form's), nearly filling the photo, its sides bowing a little as a
+    page lifted off the table does. The band's inner edge is the strongest straight edge near the
+    top; taking it cuts the header off, the worst failure."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(per):
+        spec = {"size": rng.choice([[1200, 1600], [1500, 2000]]), "table": rng.choice(["wood", "cloth", "white"]),
+                "angle": rng.uniform(-8, 8), "tilt": rng.uniform(0, 15), "seed": n, "fill": rng.uniform(0.8, 0.95),
+                "paper": rng.choice([[210, 297], [216, 279]]), "band": [0, rng.uniform(0.04, 0.1)],
+                "band_colour": rng.choice([[200, 40, 30], [30, 40, 90], [230, 120, 20]]), "bow": rng.uniform(0.005, 0.03)}
+        out.append((f"{seed}/{n}", "header", spec))
+    return out
+
+
+FAMILIES = {"mixed": specs, "striped-cards": striped_cards, "headed-sheets": headed_sheets}
 
 
 def verdict(spec, drawn, size, cut, polygon, middles):
@@ -123,7 +139,8 @@ def main():
     parser.add_argument("--per", type=int, default=40, help="scenes per seed")
     parser.add_argument("--list", default="CUT INTO,CROPPED", help="the verdicts whose scenes are listed (of this library)")
     parser.add_argument("--family", default="mixed", choices=sorted(FAMILIES),
-                        help="mixed: every kind of scene (the default); striped-cards: cards with a dark stripe across them")
+                        help="mixed: every kind of scene (the default); striped-cards: cards with a dark stripe across them; "
+                             "headed-sheets: pages with a coloured band along their top, nearly filling the photo")
     args = parser.parse_args()
     if not os.path.exists(args.library):
         sys.exit(f"scenes: {args.library} is missing (make {os.path.relpath(args.library, REPO)})")

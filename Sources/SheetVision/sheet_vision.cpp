@@ -87,6 +87,7 @@ constexpr double HOLD = 0.15;      // how much weaker the evidence of a larger c
 constexpr double FRAMED = 0.6;     // a side with this much support is drawn by a real edge (a candidate framing the one chosen)
 constexpr double BEYOND = 0.12;    // how far outside a side (share of the diagonal) a band of sheet along it is sought
 constexpr double CONTINUED = 0.5;  // the share of a band's end along which a neighbouring side's edge must run on
+constexpr int SHIFT = 6;           // how far either side of a line (working pixels) an edge running on along it is sought
 constexpr double SHADE = 0.6;       // a shadow's edge: the darker side at least this share of the lighter's lightness, the same colour
 constexpr double MARGIN = 0.003;   // the cut is widened by this share of the diagonal: a sliver of table over a sliver of sheet
 constexpr size_t LINES_KEPT = 60;  // the strongest merged lines that quadrilaterals are made of
@@ -705,25 +706,34 @@ std::optional<std::pair<cv::Vec3f, cv::Vec3f>> stretchColours(const Photo &photo
     return std::pair{colour(0), colour(1)};
 }
 
+/// The share of the stretch from `a` to `b` where an edge runs (stretchSupport, quiet: white paper on
+/// a white table), sought up to SHIFT pixels either side of it: a side fitted a little askew, or the
+/// chord of a bowed edge, carried on past its corner. The best share, and the move that finds it.
+std::pair<double, Point> shiftedSupport(const Photo &photo, Point a, Point b, Point centre) {
+    const Point d = b - a;
+    const double length = std::max(1e-9, std::hypot(d.x, d.y));
+    const Point n(-d.y / length, d.x / length);
+    double best = 0;
+    Point shift(0, 0);
+    for (int o = -SHIFT; o <= SHIFT; o++) {
+        const double s = stretchSupport(photo, a + n * double(o), b + n * double(o), centre, true);
+        if (s > best) {
+            best = s;
+            shift = n * double(o);
+        }
+    }
+    return {best, shift};
+}
+
 /// The stretch (its two ends) along which a side's edge runs on straight past its corner `from`, in
-/// the unit direction `dir`, from FAR past it up to `reach` or the frame: sought a few pixels either
-/// side of the side carried on (a side fitted a little askew), where the edge shows along RUNS_ON of
-/// it (stretchSupport, quiet: white paper on a white table). None where it does not, or where the
-/// frame comes within 2 FAR of the corner.
+/// the unit direction `dir`, from FAR past it up to `reach` or the frame, where the edge shows along
+/// RUNS_ON of it (shiftedSupport). None where it does not, or where the frame comes within 2 FAR of
+/// the corner.
 std::optional<std::pair<Point, Point>> runsOn(const Photo &photo, Point from, Point dir, double reach, Point centre) {
     reach = withinPhoto(photo, from, dir, reach);
     if (reach < 2 * FAR) return std::nullopt;
     const Point start = from + dir * double(FAR), end = from + dir * reach;
-    const Point n(-dir.y, dir.x);
-    double runs = 0;
-    Point shift(0, 0);
-    for (int o = -6; o <= 6; o++) {
-        const double s = stretchSupport(photo, start + n * double(o), end + n * double(o), centre, true);
-        if (s > runs) {
-            runs = s;
-            shift = n * double(o);
-        }
-    }
+    const auto [runs, shift] = shiftedSupport(photo, start, end, centre);
     if (runs < RUNS_ON) return std::nullopt;
     return std::pair{start + shift, end + shift};
 }
@@ -1760,10 +1770,12 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
         // a neighbouring side's edge runs on across the band, from the old corner to the new: an
         // object lying along the sheet, longer than it, has more of itself on both sides there. One
         // such end will do: the other may be lost in a curl, a fold or a rounded corner. By the step a
-        // side needs where the colours are quiet: on a white table the sheet's sides step by 5-10
+        // side needs where the colours are quiet (on a white table the sheet's sides step by 5-10),
+        // and a few pixels either side of the line: a bowed side's chord, carried on, passes its edge
+        // there by as much
         const Point middle = centreOf(*corners);
-        const double before = stretchSupport(photo, q[i], (*corners)[i], middle, true),
-                     after = stretchSupport(photo, q[(i + 1) % 4], (*corners)[(i + 1) % 4], middle, true);
+        const double before = shiftedSupport(photo, q[i], (*corners)[i], middle).first,
+                     after = shiftedSupport(photo, q[(i + 1) % 4], (*corners)[(i + 1) % 4], middle).first;
 #ifdef SHEET_DEBUG
         std::fprintf(stderr, "  continued %.2f %.2f\n", before, after);
 #endif

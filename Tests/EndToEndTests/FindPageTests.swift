@@ -335,6 +335,18 @@ import Testing
         #expect(difference < 14, "the page differs from the drawing by \(difference) on average")
     }
 
+    /// Issue 42, point 3: a page with a red header band along its top, its sides bowing a little,
+    /// nearly filling the photo (as a textbook's page cropped close). The band's lower edge is the
+    /// strongest straight edge near the top; the band is taken into the sheet only where a side's
+    /// edge runs on across it, and a bowed side's chord, carried on, passes its edge by a few pixels
+    /// there. Sought only along the chord, the header was cut off.
+    @Test func aHeaderAlongABowedPageIsNotCutOff() throws {
+        let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": 2.57, "tilt": 4.74, "seed": 15,
+                                                  "fill": 0.815, "paper": [216, 279], "band": [0, 0.0873], "band_colour": [200, 40, 30],
+                                                  "bow": 0.018])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 1: the right page of an open notepad, its left page running off the frame. The
     /// page meets the facing one at the binding, paper against paper: no colour step along that side,
     /// only the crease. It counts as the side when the other three are real edges and the top and

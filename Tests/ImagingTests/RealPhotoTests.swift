@@ -40,9 +40,7 @@ import TrapperCore
 
     /// Cropped close (bench/sheets.py --tight 0.01), the photos whose sheet still loses a part, and
     /// how much: the sheet nearly touching the frame and filling it, which the real set holds few of.
-    static let croppedCloseMisses: [String: String] = [
-        "tony-xlh__document-scanning-dataset/with-graphics.jpg": "the book page's top cut at its curl, 3.7 % of the diagonal",
-    ]
+    static let croppedCloseMisses: [String: String] = [:]
 
     /// What the page steps made of one photo: the corners it was cut along (fractions of the
     /// upright photo; nil when it was left whole) and the page's long side over its short one.
