@@ -108,7 +108,23 @@ def headed_sheets(seed, per):
     return out
 
 
-FAMILIES = {"mixed": specs, "striped-cards": striped_cards, "headed-sheets": headed_sheets}
+def barred_sheets(seed, per):
+    """`per` scenes of one seed of the barred-sheet family: an A4 or Letter page with a dark bar
+    printed right across it between half and four fifths of its height, on wood, cloth or the white
+    table. On the white table the page's own sides are faint and the bar's edges strong: the page on
+    one side of the bar alone must not be taken for it."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(per):
+        top = rng.uniform(0.5, 0.8)
+        spec = {"size": rng.choice([[1500, 2000], [2000, 1500]]), "table": rng.choice(["white", "wood", "cloth"]),
+                "angle": rng.uniform(-10, 10), "tilt": rng.uniform(0, 20), "seed": n, "fill": rng.uniform(0.5, 0.8),
+                "paper": rng.choice([[210, 297], [216, 279]]), "band": [top, top + rng.uniform(0.03, 0.08)]}
+        out.append((f"{seed}/{n}", "bar", spec))
+    return out
+
+
+FAMILIES = {"mixed": specs, "striped-cards": striped_cards, "headed-sheets": headed_sheets, "barred-sheets": barred_sheets}
 
 
 def verdict(spec, drawn, size, cut, polygon, middles):
@@ -140,7 +156,8 @@ def main():
     parser.add_argument("--list", default="CUT INTO,CROPPED", help="the verdicts whose scenes are listed (of this library)")
     parser.add_argument("--family", default="mixed", choices=sorted(FAMILIES),
                         help="mixed: every kind of scene (the default); striped-cards: cards with a dark stripe across them; "
-                             "headed-sheets: pages with a coloured band along their top, nearly filling the photo")
+                             "headed-sheets: pages with a coloured band along their top, nearly filling the photo; "
+                             "barred-sheets: pages with a dark bar across them below their middle")
     args = parser.parse_args()
     if not os.path.exists(args.library):
         sys.exit(f"scenes: {args.library} is missing (make {os.path.relpath(args.library, REPO)})")

@@ -192,8 +192,9 @@ enum SheetFinder {
         let names = ["top", "right", "bottom", "left"]
         if let held = search.heldBack, search.framing == nil {
             return String(format: "the best (%@, %.0f%% of the photo, evidence %.2f) is far darker along one side than beyond it, "
-                              + "as a printed stripe is than paper, and an edge runs on straight past that side's corners: part of a "
-                              + "larger sheet whose outline is not found; taking it would cut into that sheet",
+                              + "as a printed stripe is than paper, or has a dark band along one side and paper again beyond it, and an "
+                              + "edge runs on straight past that side's corners: part of a larger sheet whose outline is not found; "
+                              + "taking it would cut into that sheet",
                           held.source, held.area * 100, held.score)
         }
         if let held = search.heldBack, let framing = search.framing {

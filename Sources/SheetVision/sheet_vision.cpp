@@ -30,8 +30,9 @@
 // curls into a book's binding, its last drop running down along it, is at the drop's foot, where
 // the facing page begins (curlFeet); and nothing is taken where the one chosen, joined and moved
 // out, is still part of a larger sheet: far darker along one side than beyond it, as a printed
-// stripe is than paper, and an edge running on past that side's corners (partOfLarger: a white
-// card's stripe, the card's own outline too faint on a white table).
+// stripe is than paper, or with a dark band along one side and paper again beyond it, and an edge
+// running on past that side's corners (partOfLarger: a white card's stripe, or a letter's part
+// below a dark bar across it, the sheet's own outline too faint on a white table).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
@@ -108,6 +109,7 @@ constexpr int BLOCK_LINES = 3;     // ... its lit page edges, at least this many
 constexpr double TURN = 0.5;       // ... turning from the straight side at most this steeply (rise over run)
 constexpr double CURL = 0.2;       // a side curling into a corner: its last stretch turning in at least this steeply
 constexpr int DEEP = 3 * FAR;      // how deep a band inside and outside a side is compared for print on paper (part of a larger sheet)
+constexpr double AGAIN = 0.9;      // ... or paper again beyond a dark band outside it: at least this share of its own paper's lightness
 
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
@@ -1469,21 +1471,54 @@ bool ringIsPaperAround(const Photo &photo, const Quad &outer, const Quad &inner)
     return medianLightness(photo, ring) >= medianLightness(photo, innerMask);
 }
 
+/// Whether a dark band lies right outside side `i` of `q` with paper beyond it: the median lightness
+/// along the side (its middle, as evidence samples it), from NEAR outside it outward, is below SHADE
+/// of `paper` first, and then at least AGAIN of it, as light as the paper itself, for RUN steps of
+/// 2 px in a row, within BEYOND of the diagonal. A dark table or cloth beyond a sheet does not turn
+/// light again so soon, nor a book's dark cover beside its page, with a lighter table beyond it; a
+/// band printed across the sheet does, its paper going on beyond it.
+bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper) {
+    const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centreOf(q));
+    const int reach = int(BEYOND * photo.diagonal);
+    size_t dark = 0, light = 0;
+    for (int offset = NEAR; offset <= reach; offset += 2) {
+        std::vector<float> values;
+        for (const Point &p : side.points) {
+            const Point at = p + side.normal * double(offset);
+            const int x = int(std::lround(at.x)), y = int(std::lround(at.y));
+            if (x >= 0 && y >= 0 && x < photo.w && y < photo.h) values.push_back(photo.lab.at<cv::Vec3f>(y, x)[0]);
+        }
+        if (values.size() < side.points.size() / 2) return false;  // mostly off the photo
+        const float lightness = median(values);
+        if (dark == 0 && lightness >= SHADE * paper) return false;  // no band right outside the side
+        if (lightness < AGAIN * paper) {
+            dark++;
+            light = 0;
+        } else if (++light == RUN) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /// Whether `q` is part of a larger sheet whose own outline is not among the candidates. Along one of
-/// its sides:
+/// its sides, either
 /// - what lies inside is darker than SHADE of what lies outside, as a printed stripe or bar is than
 ///   paper, more than a shadow darkens it (the median lightness of a band DEEP wide either side, so
-///   that a side cut a few pixels off the stripe's edge still has the stripe inside);
-/// - what lies outside is paper: at least SHADE of the lightest tenth in `q` (more of its own paper,
-///   maybe in shade; for a stripe alone, any paper);
-/// - an edge runs on straight past that side's corners along either side beside it (runsOn, as far
-///   as BEYOND of the diagonal).
+///   that a side cut a few pixels off the stripe's edge still has the stripe inside), and what lies
+///   outside is paper: at least SHADE of the lightest tenth in `q` (more of its own paper, maybe in
+///   shade; for a stripe alone, any paper);
+/// - or a dark band lies right outside it with paper beyond the band (paperBeyondBand), as beyond a
+///   printed bar across a sheet whose part on this side of the bar `q` is;
+/// and an edge runs on straight past that side's corners along either side beside it (runsOn, as far
+/// as BEYOND of the diagonal).
 /// So a dark stripe across a white card on a white table, the card's edges running on past the
-/// stripe's ends; or the card above the stripe with the stripe, cut along its lower edge. A receipt
-/// at a table's edge has that edge running on past its corners, but is paper, lighter than SHADE of
-/// the table beside it for all its print; a sheet with a dark bar along its top on a checked cloth,
-/// whose squares' edges run on past its corners, has cloth beyond the bar, darker than its paper; a
-/// page beside a facing page is no darker than what lies beyond.
+/// stripe's ends; the card above the stripe with the stripe, cut along its lower edge; or a letter
+/// below a dark bar across it, its faint sides running on past the bar. A receipt at a table's edge
+/// has that edge running on past its corners, but is paper, lighter than SHADE of the table beside it
+/// for all its print, and the dark cloth beyond the edge goes on; a sheet with a dark bar along its
+/// top on a checked cloth, whose squares' edges run on past its corners, has cloth beyond the bar,
+/// darker than its paper; a page beside a facing page is no darker than what lies beyond.
 bool partOfLarger(const Photo &photo, const Quad &q) {
     const Point centre = centreOf(q);
     // the lightest paper in it: its lightest tenth (a stripe alone holds none, and is that dark)
@@ -1497,7 +1532,8 @@ bool partOfLarger(const Photo &photo, const Quad &q) {
         const Point across = side.normal * double(DEEP);
         const float inside = medianLightness(photo, smallMask(photo, {a, b, b - across, a - across}));
         const float outside = medianLightness(photo, smallMask(photo, {a, b, b + across, a + across}));
-        if (inside > SHADE * outside || outside < SHADE * paper) continue;
+        const bool stripe = inside <= SHADE * outside && outside >= SHADE * paper;
+        if (!stripe && !paperBeyondBand(photo, q, i, paper)) continue;
         // the sides meeting it at a and at b, carried on past them
         const Point before = a - q[(i + 3) % 4], after = b - q[(i + 2) % 4];
         const double lengthBefore = std::hypot(before.x, before.y), lengthAfter = std::hypot(after.x, after.y);

@@ -289,6 +289,15 @@ import Testing
                                                  "fill": 0.85, "paper": [85.6, 54], "seed": 2])
     }
 
+    /// Issue 42, point 3: a letter with a dark bar printed right across it, two thirds down, on the
+    /// white table. The bar's lower edge and the faint white sides below it made the best
+    /// quadrilateral, and the page was cut to its bottom third. Beyond its top lies the dark bar and
+    /// paper again beyond the bar, and its sides run on past the bar: part of a larger sheet.
+    @Test func aLettersPartBelowABarAcrossItIsNotTakenForTheLetter() throws {
+        try expectKeptWholeAsPartOfALargerSheet(["size": [2000, 1500], "table": "white", "angle": -0.378, "tilt": 7.2947, "seed": 12,
+                                                 "fill": 0.66632, "paper": [216, 279], "band": [0.66841, 0.72265]])
+    }
+
     func expectKeptWholeAsPartOfALargerSheet(_ spec: [String: Any]) throws {
         let scratch = try world("find_page = true")
         _ = try PhotoScenes.make(scratch.path + "/card.jpg", spec)
