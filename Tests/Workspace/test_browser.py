@@ -989,7 +989,8 @@ print(ImageStat.Stat(ImageChops.difference(shown.filter(blur), page.filter(blur)
         time.sleep(0.5)
         self.browser.save_screenshot(os.path.join(folder, "workspace-library.png"))
         # Found as one types: the words marked in each page's snippet.
-        self.daemon.wait_for(lambda: self.client.json("GET", "/api/search?q=thirty")[1].get("hits"), what="the invoice in the index")
+        self.daemon.wait_for(lambda: self.client.json("GET", "/api/search?q=thirty")[1].get("hits"), seconds=60,
+                             what="the invoice in the index")
         self.browser.find_element(By.ID, "search").send_keys("pay*")
         self.daemon.wait_for(lambda: self.browser.find_elements(By.CSS_SELECTOR, "#search-results .hit mark"), what="the results")
         time.sleep(0.5)

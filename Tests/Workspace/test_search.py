@@ -37,9 +37,10 @@ class SearchTests(unittest.TestCase):
         with open(cls.daemon.path("library", "Letters", "bank.pdf"), "wb") as f:
             writer.write(f)
         cls.browser.get(cls.daemon.login_url)
-        # Indexed by the daemon (the library watch told it of both files).
+        # Indexed by the daemon (the library watch told it of both files). The indexer's thread runs
+        # at lowered priority, so on a machine busy with other work it may take a while.
         cls.daemon.wait_for(lambda: len(cls.search("overdraft")) == 2 and len(cls.search("zeppelin")) == 1,
-                            what="both documents in the index")
+                            seconds=60, what="both documents in the index")
 
     @classmethod
     def tearDownClass(cls):
