@@ -5,8 +5,9 @@
 // things here are not in the prototype: Lab is computed here (labOf) rather than by OpenCV's 8-bit
 // conversion, whose first use costs a process 120-200 ms (the two differ by a step of 255 in some
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
-// (framedByMore); a side is moved out over a band of sheet printed along it (extend); a
-// candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
+// (framedByMore); a side is moved out over a band of sheet printed along it (extend), the band's
+// outer edge stepping as the sheet's other sides do or, a dark header on a lighter table, the other
+// way (overBand); a candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
 // the caller's geometry); a side counts a step below STEP where the colours either side of it are
 // quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
@@ -1471,6 +1472,15 @@ bool ringIsPaperAround(const Photo &photo, const Quad &outer, const Quad &inner)
     return medianLightness(photo, ring) >= medianLightness(photo, innerMask);
 }
 
+/// The lightness of the lightest paper in `q`: its lightest tenth (a stripe alone holds none, and is
+/// that dark); none where `q` covers no pixel of the quarter-size copy.
+std::optional<float> lightestPaper(const Photo &photo, const Quad &q) {
+    std::vector<float> within = lightnesses(photo, smallMask(photo, q));
+    if (within.empty()) return std::nullopt;
+    std::nth_element(within.begin(), within.begin() + long(0.9 * double(within.size() - 1)), within.end());
+    return within[size_t(0.9 * double(within.size() - 1))];
+}
+
 /// Whether a dark band lies right outside side `i` of `q` with paper beyond it: the median lightness
 /// along the side (its middle, as evidence samples it), from NEAR outside it outward, is below SHADE
 /// of `paper` first, and then at least AGAIN of it, as light as the paper itself, for RUN steps of
@@ -1521,19 +1531,16 @@ bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper) {
 /// darker than its paper; a page beside a facing page is no darker than what lies beyond.
 bool partOfLarger(const Photo &photo, const Quad &q) {
     const Point centre = centreOf(q);
-    // the lightest paper in it: its lightest tenth (a stripe alone holds none, and is that dark)
-    std::vector<float> within = lightnesses(photo, smallMask(photo, q));
-    if (within.empty()) return false;
-    std::nth_element(within.begin(), within.begin() + long(0.9 * double(within.size() - 1)), within.end());
-    const float paper = within[size_t(0.9 * double(within.size() - 1))];
+    const auto paper = lightestPaper(photo, q);
+    if (!paper) return false;
     for (int i = 0; i < 4; i++) {
         const Point a = q[i], b = q[(i + 1) % 4];
         const SidePoints side = sideSamples(a, b, centre);
         const Point across = side.normal * double(DEEP);
         const float inside = medianLightness(photo, smallMask(photo, {a, b, b - across, a - across}));
         const float outside = medianLightness(photo, smallMask(photo, {a, b, b + across, a + across}));
-        const bool stripe = inside <= SHADE * outside && outside >= SHADE * paper;
-        if (!stripe && !paperBeyondBand(photo, q, i, paper)) continue;
+        const bool stripe = inside <= SHADE * outside && outside >= SHADE * *paper;
+        if (!stripe && !paperBeyondBand(photo, q, i, *paper)) continue;
         // the sides meeting it at a and at b, carried on past them
         const Point before = a - q[(i + 3) % 4], after = b - q[(i + 2) % 4];
         const double lengthBefore = std::hypot(before.x, before.y), lengthAfter = std::hypot(after.x, after.y);
@@ -1760,14 +1767,64 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool q
     return double(supported) / count;
 }
 
+/// `q` widened over a band of sheet along side `i`: out to a straight edge beyond it across which the
+/// lightness falls outward (`darkerOutside`) or rises, where the strip between is sheet (its colour
+/// unlike each of `table`, the colours outside the other sides) and a neighbouring side's edge runs
+/// on across it; judged as `chosen`'s source with "+band". None where there is no such band.
+std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Candidate &chosen, const Quad &q,
+                                  int i, const std::vector<cv::Vec3f> &table, bool darkerOutside) {
+    const auto edge = outerEdge(photo, lx, ly, q, i, darkerOutside);
+    if (!edge) return std::nullopt;
+    std::array<Line, 4> lines;
+    for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
+    const double width = std::abs(edge->a * (q[i].x + q[(i + 1) % 4].x) / 2 + edge->b * (q[i].y + q[(i + 1) % 4].y) / 2 - edge->c);
+    const auto band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
+    if (!band) return std::nullopt;
+    const bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
+#ifdef SHEET_DEBUG
+    std::fprintf(stderr, "side %d: edge at %.1f px (%s outward), band %.0f %.0f %.0f, unlike table %d\n", i, width,
+                 darkerOutside ? "falling" : "rising", (*band)[0], (*band)[1], (*band)[2], unlikeTable);
+#endif
+    if (!unlikeTable) return std::nullopt;
+    lines[i] = *edge;
+    const auto corners = cornersOf(lines);
+    if (!corners) return std::nullopt;
+    // a neighbouring side's edge runs on across the band, from the old corner to the new: an
+    // object lying along the sheet, longer than it, has more of itself on both sides there. One
+    // such end will do: the other may be lost in a curl, a fold or a rounded corner. By the step a
+    // side needs where the colours are quiet (on a white table the sheet's sides step by 5-10),
+    // and a few pixels either side of the line: a bowed side's chord, carried on, passes its edge
+    // there by as much
+    const Point middle = centreOf(*corners);
+    const double before = shiftedSupport(photo, q[i], (*corners)[i], middle).first,
+                 after = shiftedSupport(photo, q[(i + 1) % 4], (*corners)[(i + 1) % 4], middle).first;
+#ifdef SHEET_DEBUG
+    std::fprintf(stderr, "  continued %.2f %.2f\n", before, after);
+#endif
+    if (std::max(before, after) < CONTINUED) return std::nullopt;
+    const auto wider = judge(photo, *corners, chosen.source + "+band");
+#ifdef SHEET_DEBUG
+    if (wider) std::fprintf(stderr, "  wider score %.2f\n", wider->score);
+#endif
+    return wider;
+}
+
 /// `q` with each side that has a band of sheet outside it moved out to that band's outer edge. A
 /// printed band, picture or header along a sheet's edge makes a strong straight edge a little inside
 /// the sheet's real one, and taking it would cut that band off, the worst failure. The strip
-/// between a side and a parallel edge further out (of the polarity the sheet's other sides show) is
-/// sheet when its colour is unlike the table outside each of the other three sides, where the photo
-/// shows it (a strip too thin for ringIsSheet's quarter-size masks); the widened candidate must then
-/// be convincing itself and nearly as well supported as the one chosen. A strip of table between a sheet and the next object
+/// between a side and a parallel edge further out is sheet when its colour is unlike the table
+/// outside each of the other three sides, where the photo shows it (a strip too thin for
+/// ringIsSheet's quarter-size masks); the widened candidate must then be convincing itself and
+/// nearly as well supported as the one chosen. A strip of table between a sheet and the next object
 /// is like the table along the other sides, and stays outside.
+/// The band's outer edge is sought with the polarity the sheet's other sides show (paper lighter
+/// than the table, or darker); and where none of that polarity makes a band nearly convincing
+/// (ACCEPT - HOLD), with the band's own, where the strip just outside the side lies on the other
+/// side of the table's lightness: a dark blue header on a page on a lighter wooden table rises
+/// outward onto the wood. Where the sheet's polarity finds a band nearly convincing, something with
+/// an edge of the sheet's kind lies there, and the other polarity is not sought: an exercise book's
+/// dark cover beside its page (page08.jpg) has a lit rim at its outer edge, and taken for a band
+/// the cut would run 2.7 % of the diagonal outside the page.
 Candidate extend(const Photo &photo, const Candidate &chosen) {
     Candidate best = chosen;
     cv::Mat lightness, lx, ly;
@@ -1778,7 +1835,7 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
         const Quad &q = best.quad;
         // the table outside the other sides, where the photo shows it, and the sheet's polarity there:
         // paper lighter than the table, or darker
-        double fall = 0;
+        double fall = 0, tableLightness = 0;
         std::vector<cv::Vec3f> table;
         for (int k = 0; k < 4; k++) {
             if (k == i) continue;
@@ -1786,40 +1843,19 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
             if (!outside || !inside) continue;
             table.push_back(*outside);
             fall += (*inside)[0] - (*outside)[0];
+            tableLightness += (*outside)[0];
         }
         if (table.empty()) continue;  // no table to tell a band from
-        const auto edge = outerEdge(photo, lx, ly, q, i, fall > 0);
-        if (!edge) continue;
-        std::array<Line, 4> lines;
-        for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
-        const double width = std::abs(edge->a * (q[i].x + q[(i + 1) % 4].x) / 2 + edge->b * (q[i].y + q[(i + 1) % 4].y) / 2 - edge->c);
-        const auto band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
-        if (!band) continue;
-        const bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
-#ifdef SHEET_DEBUG
-        std::fprintf(stderr, "side %d: edge at %.1f px, band %.0f %.0f %.0f, unlike table %d\n", i, width, (*band)[0], (*band)[1], (*band)[2], unlikeTable);
-#endif
-        if (!unlikeTable) continue;
-        lines[i] = *edge;
-        const auto corners = cornersOf(lines);
-        if (!corners) continue;
-        // a neighbouring side's edge runs on across the band, from the old corner to the new: an
-        // object lying along the sheet, longer than it, has more of itself on both sides there. One
-        // such end will do: the other may be lost in a curl, a fold or a rounded corner. By the step a
-        // side needs where the colours are quiet (on a white table the sheet's sides step by 5-10),
-        // and a few pixels either side of the line: a bowed side's chord, carried on, passes its edge
-        // there by as much
-        const Point middle = centreOf(*corners);
-        const double before = shiftedSupport(photo, q[i], (*corners)[i], middle).first,
-                     after = shiftedSupport(photo, q[(i + 1) % 4], (*corners)[(i + 1) % 4], middle).first;
-#ifdef SHEET_DEBUG
-        std::fprintf(stderr, "  continued %.2f %.2f\n", before, after);
-#endif
-        if (std::max(before, after) < CONTINUED) continue;
-        const auto wider = judge(photo, *corners, chosen.source + "+band");
-#ifdef SHEET_DEBUG
-        if (wider) std::fprintf(stderr, "  wider score %.2f\n", wider->score);
-#endif
+        tableLightness /= double(table.size());
+        auto wider = overBand(photo, lx, ly, chosen, q, i, table, fall > 0);
+        if (!wider || wider->score < ACCEPT - HOLD) {
+            const auto justOutside = stripColour(photo, q, i, NEAR, FAR);
+            // a dark band with paper again beyond it is a bar printed across the sheet, `q` its part on
+            // one side of the bar (held back as such: partOfLarger), not a header along its edge
+            const auto paper = lightestPaper(photo, q);
+            if (justOutside && ((*justOutside)[0] > tableLightness) != (fall > 0) && paper && !paperBeyondBand(photo, q, i, *paper))
+                wider = overBand(photo, lx, ly, chosen, q, i, table, fall <= 0);
+        }
         // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding it)
         if (wider && wider->score >= ACCEPT && wider->score >= chosen.score - HOLD) best = *wider;
     }

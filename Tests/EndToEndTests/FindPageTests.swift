@@ -298,6 +298,15 @@ import Testing
                                                  "fill": 0.66632, "paper": [216, 279], "band": [0.66841, 0.72265]])
     }
 
+    /// Issue 42, point 3: the same on a letter seen more steeply, its part above the bar the best
+    /// quadrilateral. The bar, darker than the white table, is a band whose outer edge rises outward,
+    /// and a dark header is taken into the sheet over such an edge; but a band with paper again beyond
+    /// it is a bar across the sheet, and the part above it with the bar would still cut off the rest.
+    @Test func aLettersPartAboveABarIsNotWidenedOverTheBarAlone() throws {
+        try expectKeptWholeAsPartOfALargerSheet(["size": [2000, 1500], "table": "white", "angle": 5.77, "tilt": 19.75, "seed": 15,
+                                                 "fill": 0.5945, "paper": [216, 279], "band": [0.6563, 0.7171]])
+    }
+
     func expectKeptWholeAsPartOfALargerSheet(_ spec: [String: Any]) throws {
         let scratch = try world("find_page = true")
         _ = try PhotoScenes.make(scratch.path + "/card.jpg", spec)
@@ -353,6 +362,18 @@ import Testing
         let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": 2.57, "tilt": 4.74, "seed": 15,
                                                   "fill": 0.815, "paper": [216, 279], "band": [0, 0.0873], "band_colour": [200, 40, 30],
                                                   "bow": 0.018])
+        expectCutAlong(drawn, cut, run)
+    }
+
+    /// Issue 42, point 3: a page with a dark blue header band along its top on a wooden table, nearly
+    /// filling the photo. The page is lighter than the wood, the band darker: its outer edge rises
+    /// onto the wood, the other way from the page's own sides. Sought only with the page's polarity,
+    /// no band was found beyond the header's lower edge and the header was cut off (2.5 % of the
+    /// diagonal, its top corners inside the page).
+    @Test func aDarkHeaderOnALighterTableIsNotCutOff() throws {
+        let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": 7.1, "tilt": 0.91, "seed": 10,
+                                                  "fill": 0.935, "paper": [210, 297], "band": [0, 0.0434], "band_colour": [30, 40, 90],
+                                                  "bow": 0.0093])
         expectCutAlong(drawn, cut, run)
     }
 
