@@ -2158,7 +2158,12 @@ struct Bends {
 /// the edge is seen along most of the side, at both ends, and the hull strays from its own chord by
 /// BOW or more (a side moved in parallel is a band's or a shadow's edge, not the sheet bowing). None
 /// when no side bows, or the paper's lightness does not stand out from the table's (both measured
-/// inside and around `measured`).
+/// inside and around `measured`). Where the strip just inside a side lies on the other side of the
+/// table's lightness from the paper, by STEP or more, that side is traced by the strip's own step
+/// out onto the table: a dark header on a page lighter than the table, whose lower edge, traced by
+/// the paper's step, was followed and the header cut off; or the shadow a curled edge casts, darker
+/// than the table, which the cut then takes in too: a looser cut, nothing lost (page02.jpg, 1.4 %
+/// instead of 0.7 %).
 std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measured) {
     const cv::Mat inside = smallMask(photo, measured);
     cv::Mat around;
@@ -2176,7 +2181,14 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measur
         out.along[i] = d / std::max(1e-9, out.length[i]);
         out.sides[i] = {Point(0, 0), Point(out.length[i], 0)};
         std::vector<double> along;
-        const std::vector<std::vector<double>> edges = edgeTrace(photo, q, i, paper, table, along, out.normal[i]);
+        // a strip along the side on the other side of the table's lightness from the paper (a dark
+        // header on a page lighter than the table, or a shadow): its own outer edge is traced
+        float sidePaper = paper;
+        if (const auto strip = stripColour(photo, q, i, -FAR, -NEAR)) {
+            const float inside = (*strip)[0];
+            if ((inside - table) * (paper - table) < 0 && std::abs(inside - table) >= STEP) sidePaper = inside;
+        }
+        const std::vector<std::vector<double>> edges = edgeTrace(photo, q, i, sidePaper, table, along, out.normal[i]);
         std::vector<bool> running;
         const std::vector<double> offsets = runningEdge(edges, running);
         std::vector<double> seen, at;

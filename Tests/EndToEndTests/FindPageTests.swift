@@ -377,6 +377,18 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 3: the same dark header on a page bowing more, tilted the other way. The header
+    /// was taken into the sheet, but its top, bowing, was then followed as a curve by the edge the
+    /// page's own sides step by (paper to darker wood): the header's lower edge, and the header was
+    /// cut off again. A side with a strip darker than the table just inside it is traced by that
+    /// strip's own step out onto the table.
+    @Test func aDarkHeaderAlongABowedPageIsFollowedByItsOwnEdge() throws {
+        let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": -5.45, "tilt": 7.91, "seed": 16,
+                                                  "fill": 0.825, "paper": [216, 279], "band": [0, 0.0789], "band_colour": [30, 40, 90],
+                                                  "bow": 0.0164])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 1: the right page of an open notepad, its left page running off the frame. The
     /// page meets the facing one at the binding, paper against paper: no colour step along that side,
     /// only the crease. It counts as the side when the other three are real edges and the top and
