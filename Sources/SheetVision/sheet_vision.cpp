@@ -7,8 +7,8 @@
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
 // (framedByMore); a side is moved out over a band of sheet printed along it (extend), the band's
 // outer edge stepping as the sheet's other sides do or, a dark header on a lighter table, the other
-// way (overBand); a candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
-// the caller's geometry); a side counts a step below STEP where the colours either side of it are
+// way (overBand); a candidate whose proportions are no paper's gives way to a larger one around it
+// (choose, asking the caller's geometry); a side counts a step below STEP where the colours either side of it are
 // quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
 // faint sides); one side without an edge counts by its crease where the other three are edges and
@@ -1824,7 +1824,8 @@ std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const c
 /// outward onto the wood. Where the sheet's polarity finds a band nearly convincing, something with
 /// an edge of the sheet's kind lies there, and the other polarity is not sought: an exercise book's
 /// dark cover beside its page (page08.jpg) has a lit rim at its outer edge, and taken for a band
-/// the cut would run 2.7 % of the diagonal outside the page.
+/// the cut would run 2.7 % of the diagonal outside the page. Nor where paper lies again beyond the
+/// band (paperBeyondBand): a bar printed across the sheet, `q` its part on one side of the bar.
 Candidate extend(const Photo &photo, const Candidate &chosen) {
     Candidate best = chosen;
     cv::Mat lightness, lx, ly;
