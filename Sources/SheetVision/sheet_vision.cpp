@@ -8,8 +8,9 @@
 // (framedByMore); a side is moved out over a band of sheet printed along it (extend), the band's
 // outer edge stepping as the sheet's other sides do or, a dark header on a lighter table, the other
 // way (overBand); a candidate whose proportions are no paper's gives way to a larger one around it
-// (choose, asking the caller's geometry); a side counts a step below STEP where the colours either side of it are
-// quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
+// (choose, asking the caller's geometry); a side counts a step below STEP where the colours either
+// side of it are quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by
+// as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
 // faint sides); one side without an edge counts by its crease where the other three are edges and
 // the sides meeting it turn there (or meet the frame just past it), one of them a clear edge up to
