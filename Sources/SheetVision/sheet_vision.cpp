@@ -1852,11 +1852,12 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
         auto wider = overBand(photo, lx, ly, chosen, q, i, table, fall > 0);
         if (!wider || wider->score < ACCEPT - HOLD) {
             const auto justOutside = stripColour(photo, q, i, NEAR, FAR);
-            // a dark band with paper again beyond it is a bar printed across the sheet, `q` its part on
-            // one side of the bar (held back as such: partOfLarger), not a header along its edge
-            const auto paper = lightestPaper(photo, q);
-            if (justOutside && ((*justOutside)[0] > tableLightness) != (fall > 0) && paper && !paperBeyondBand(photo, q, i, *paper))
-                wider = overBand(photo, lx, ly, chosen, q, i, table, fall <= 0);
+            if (justOutside && ((*justOutside)[0] > tableLightness) != (fall > 0)) {
+                // a dark band with paper again beyond it is a bar printed across the sheet, `q` its part
+                // on one side of the bar (held back as such: partOfLarger), not a header along its edge
+                const auto paper = lightestPaper(photo, q);
+                if (paper && !paperBeyondBand(photo, q, i, *paper)) wider = overBand(photo, lx, ly, chosen, q, i, table, fall <= 0);
+            }
         }
         // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding it)
         if (wider && wider->score >= ACCEPT && wider->score >= chosen.score - HOLD) best = *wider;
