@@ -34,6 +34,8 @@ func read(_ reader: PDFTailReader) {
 
 /// The ingest path: one page at the end (or the front), then the file as it would be on disk, opened.
 func append(to reader: PDFTailReader, _ bytes: [UInt8]) {
+    // as the store does before every commit: a /Size with no room left is refused (and repaired)
+    guard (try? reader.tail.checkNumberingRoom()) != nil else { return }
     var revision = PDFRevision(appendingTo: reader.tail)
     let position: PDFPagePosition = bytes.count % 2 == 0 ? .end : .front
     guard (try? PDFPageTree.addPages([Fixtures.page], at: position, reader: reader, to: &revision)) != nil else { return }
