@@ -16,7 +16,11 @@ public final class EditWorkers: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var queues: [String: DispatchQueue] = [:]
+    /// The serial queue of each target with scripts queued or running, and how many: dropped when
+    /// its last script is done, so a daemon that runs for months keeps none for every target it
+    /// ever edited, nor for every unreadable script (queued under its own path).
+    private var queues: [String: (queue: DispatchQueue, pending: Int)] = [:]
+    private var queuesMade = 0
     /// Scripts submitted and not yet claimed, each with its submission's number: a rescan that sees
     /// one again before its claim must not queue it twice. Once claimed the script is no longer at
     /// its path, so a file saved there afterwards (the same name again while the first still waits
@@ -83,10 +87,12 @@ public final class EditWorkers: @unchecked Sendable {
         inFlight[path] = submission
         let key = target ?? Self.target(of: path, config: config) ?? path
         if let existing = queues[key] {
-            queue = existing
+            queue = existing.queue
+            queues[key]?.pending += 1
         } else {
-            queue = DispatchQueue(label: "pdftrapper.edits.\(queues.count)")
-            queues[key] = queue
+            queuesMade += 1
+            queue = DispatchQueue(label: "pdftrapper.edits.\(queuesMade)")
+            queues[key] = (queue, 1)
         }
         lock.unlock()
         running.enter()
@@ -96,6 +102,9 @@ public final class EditWorkers: @unchecked Sendable {
             let finished = apply(path, relativePath, config, claimed: { release(path, submission) })
             lock.lock()
             if let finished { done.append(finished) }
+            // Nothing else is queued behind it: the next script for this target makes a new queue.
+            queues[key]?.pending -= 1
+            if queues[key]?.pending == 0 { queues[key] = nil }
             lock.unlock()
             release(path, submission)
             then(finished)
@@ -172,6 +181,13 @@ public final class EditWorkers: @unchecked Sendable {
         stopping = true
         lock.unlock()
         running.wait()
+    }
+
+    /// How many targets (or unreadable scripts) have a queue now: none once every script is done.
+    var queuesHeld: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.count
     }
 
     /// What has finished since the last call, in the order it finished.
