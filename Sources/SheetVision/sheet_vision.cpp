@@ -1452,6 +1452,20 @@ float medianLightness(const Photo &photo, const cv::Mat &mask) {
     return values.empty() ? 0.0f : median(values);
 }
 
+/// The median Lab colour (each channel's median) of the quarter-size image within `mask`.
+cv::Vec3f medianColour(const Photo &photo, const cv::Mat &mask) {
+    std::array<std::vector<float>, 3> channels;
+    for (int y = 0; y < mask.rows; y++)
+        for (int x = 0; x < mask.cols; x++)
+            if (mask.at<uchar>(y, x))
+                for (int c = 0; c < 3; c++) channels[c].push_back(photo.smallLab.at<cv::Vec3f>(y, x)[c]);
+    if (channels[0].empty()) return cv::Vec3f(0, 128, 128);
+    return cv::Vec3f(median(channels[0]), median(channels[1]), median(channels[2]));
+}
+
+/// How far a Lab colour (OpenCV's 8-bit scale) lies from grey.
+float chromaOf(cv::Vec3f v) { return std::hypot(v[1] - 128.0f, v[2] - 128.0f); }
+
 /// `q` filled, on the quarter-size image.
 cv::Mat smallMask(const Photo &photo, const Quad &q) {
     const double f = double(photo.smallLab.cols) / photo.w;
@@ -1515,16 +1529,18 @@ bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper) {
 /// Whether `q` is part of a larger sheet whose own outline is not among the candidates. Along one of
 /// its sides, either
 /// - what lies inside is darker than SHADE of what lies outside, as a printed stripe or bar is than
-///   paper, more than a shadow darkens it (the median lightness of a band DEEP wide either side, so
-///   that a side cut a few pixels off the stripe's edge still has the stripe inside), and what lies
-///   outside is paper: at least SHADE of the lightest tenth in `q` (more of its own paper, maybe in
-///   shade; for a stripe alone, any paper);
+///   paper, more than a shadow darkens it, or more coloured (its chroma higher by COLOUR_STEP) and
+///   no lighter, as an orange header is than the page it is printed on (the median colour of a band
+///   DEEP wide either side, so that a side cut a few pixels off the stripe's edge still has the
+///   stripe inside), and what lies outside is paper: at least SHADE of the lightest tenth in `q`
+///   (more of its own paper, maybe in shade; for a stripe alone, any paper);
 /// - or a dark band lies right outside it with paper beyond the band (paperBeyondBand), as beyond a
 ///   printed bar across a sheet whose part on this side of the bar `q` is;
 /// and an edge runs on straight past that side's corners along either side beside it (runsOn, as far
 /// as BEYOND of the diagonal).
 /// So a dark stripe across a white card on a white table, the card's edges running on past the
-/// stripe's ends; the card above the stripe with the stripe, cut along its lower edge; or a letter
+/// stripe's ends; a coloured header along a white page's top on a white table, the page too faint
+/// to be found, its sides running on below the header; the card above the stripe with the stripe, cut along its lower edge; or a letter
 /// below a dark bar across it, its faint sides running on past the bar. A receipt at a table's edge
 /// has that edge running on past its corners, but is paper, lighter than SHADE of the table beside it
 /// for all its print, and the dark cloth beyond the edge goes on; a sheet with a dark bar along its
@@ -1538,9 +1554,10 @@ bool partOfLarger(const Photo &photo, const Quad &q) {
         const Point a = q[i], b = q[(i + 1) % 4];
         const SidePoints side = sideSamples(a, b, centre);
         const Point across = side.normal * double(DEEP);
-        const float inside = medianLightness(photo, smallMask(photo, {a, b, b - across, a - across}));
-        const float outside = medianLightness(photo, smallMask(photo, {a, b, b + across, a + across}));
-        const bool stripe = inside <= SHADE * outside && outside >= SHADE * *paper;
+        const cv::Vec3f inside = medianColour(photo, smallMask(photo, {a, b, b - across, a - across}));
+        const cv::Vec3f outside = medianColour(photo, smallMask(photo, {a, b, b + across, a + across}));
+        const bool coloured = chromaOf(inside) - chromaOf(outside) >= COLOUR_STEP && inside[0] <= outside[0];
+        const bool stripe = (inside[0] <= SHADE * outside[0] || coloured) && outside[0] >= SHADE * *paper;
         if (!stripe && !paperBeyondBand(photo, q, i, *paper)) continue;
         // the sides meeting it at a and at b, carried on past them
         const Point before = a - q[(i + 3) % 4], after = b - q[(i + 2) % 4];

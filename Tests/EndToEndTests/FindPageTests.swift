@@ -307,6 +307,17 @@ import Testing
                                                  "fill": 0.5945, "paper": [216, 279], "band": [0.6563, 0.7171]])
     }
 
+    /// Issue 42, point 3: a white A4 page with an orange header along its top on a white table, the
+    /// page's own edges too faint to make a convincing quadrilateral. The header alone did, and was
+    /// taken as the sheet: the page below it lost. Lighter than SHADE of the paper, it was no stripe;
+    /// more coloured than the page and no lighter, it is printed on it, the page's faint sides running
+    /// on below it.
+    @Test func aColouredHeaderAloneIsNotTakenForThePage() throws {
+        try expectKeptWholeAsPartOfALargerSheet(["size": [1500, 2000], "table": "white", "angle": 0.77, "tilt": 14.36, "seed": 11,
+                                                 "fill": 0.8009, "paper": [210, 297], "band": [0, 0.0711],
+                                                 "band_colour": [230, 120, 20], "bow": 0.0101])
+    }
+
     func expectKeptWholeAsPartOfALargerSheet(_ spec: [String: Any]) throws {
         let scratch = try world("find_page = true")
         _ = try PhotoScenes.make(scratch.path + "/card.jpg", spec)
