@@ -1262,13 +1262,60 @@ Line enclosing(Line line, const std::vector<cv::Point2f> &points, Point centre, 
     return lineThrough(foot(ends[0]) + normal * atStart, foot(ends[1]) + normal * atEnd);
 }
 
+/// The edge refine found along `side` (row r at `best[r]` of the window -reach..reach across it, of
+/// strength `strength[r]`) followed on out of the window toward the side's ends. A torn top rises to
+/// its corners over its last tenths, beyond the window, and a cut enclosing only what the window saw
+/// cut off its tips. Where the edge, still inside the window 15 % of the side from an end, runs to
+/// the window's outer edge closer to that end, it is followed row by row out to the end, up to 2
+/// reach further, as long as an edge of the side's polarity (`sign`) goes on within 2 px in or 3 px
+/// out of the row before, above `threshold` and no more than 4 times the side's typical strength.
+/// An edge out of the window before the last stretch is another edge diverging (a cloth's beyond a
+/// card's corner), as is one far stronger than the side's own. The rows moved out are changed in
+/// place; the farthest any is moved from the side is returned (at least reach): how far the side
+/// may be moved out to enclose them.
+int followedOut(const Photo &photo, const SidePoints &side, float sign, int reach, float threshold, std::vector<int> &best,
+                std::vector<float> &strength) {
+    const int count = int(side.points.size()), width = 2 * reach + 1, columns = width + 2 * reach;
+    const float typical = median(strength);
+    cv::Mat xs, ys;
+    acrossSide(side, -reach, columns, xs, ys);
+    const cv::Mat gx = sample(photo.gx, xs, ys, cv::BORDER_CONSTANT), gy = sample(photo.gy, xs, ys, cv::BORDER_CONSTANT);
+    const float nx = float(side.normal.x), ny = float(side.normal.y);
+    auto response = [&](int r, int j) { return sign * (gx.at<float>(r, j) * nx + gy.at<float>(r, j) * ny); };
+    auto edge = [&](float s) { return s > threshold && s <= 4 * typical; };
+    int farthest = reach;
+    for (int dir : {-1, 1}) {
+        const int to = dir > 0 ? count : -1;
+        int r = dir > 0 ? int(0.85 * count) : int(0.15 * count);
+        if (best[r] >= width - 2) continue;
+        while (r != to && !(best[r] >= width - 2 && edge(strength[r]))) r += dir;
+        if (r == to) continue;
+        for (int at = best[r], next; (r += dir) != to; at = next) {
+            next = -1;
+            float most = threshold;
+            for (int j = std::max(0, at - 2); j <= std::min(columns - 1, at + 3); j++)
+                if (response(r, j) > most && edge(response(r, j))) {
+                    most = response(r, j);
+                    next = j;
+                }
+            if (next < 0) break;
+            if (next <= best[r]) continue;
+            best[r] = next;
+            strength[r] = most;
+            farthest = std::max(farthest, next - reach);
+        }
+    }
+    return farthest;
+}
+
 /// Each side refitted to the strongest edge across it nearby (of the side's own polarity), by a
 /// robust line fit; the corners are where the fitted sides meet, so that rounded or covered corners
 /// sit where the straight edges meet, as the marks do.
 /// With `envelope` (the sheet taken, not the candidates judged), each fitted side is then moved out
-/// to enclose the edge points it was fitted to, sought up to the corners (a torn top rising to
-/// them): a fit through a torn, wavy or bowed edge runs through the sheet, and the cut along it
-/// would lose the parts beyond it, the worst failure; a little table instead is the better error.
+/// to enclose the edge points it was fitted to, sought up to the corners and followed out past the
+/// window toward them (a torn top rising to them: followedOut): a fit through a torn, wavy or bowed
+/// edge runs through the sheet, and the cut along it would lose the parts beyond it, the worst
+/// failure; a little table instead is the better error.
 Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
     const Point centre = centreOf(q);
     const int reach = std::max(4, int(REACH * photo.diagonal));
@@ -1315,6 +1362,7 @@ Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
             }
         }
         const float threshold = float(std::max(8.0, 0.5 * double(median(strength))));
+        const int clamp = envelope ? followedOut(photo, side, sign, reach, threshold, best, strength) : reach;
         std::vector<cv::Point2f> found;
         for (int r = 0; r < count; r++)
             if (strength[r] > threshold) {
@@ -1328,7 +1376,7 @@ Quad refine(const Photo &photo, const Quad &q, bool envelope = false) {
         cv::Vec4f fit;
         cv::fitLine(found, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
         lines[i] = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
-        if (envelope) lines[i] = enclosing(lines[i], found, centre, {q[i], q[(i + 1) % 4]}, reach);
+        if (envelope) lines[i] = enclosing(lines[i], found, centre, {q[i], q[(i + 1) % 4]}, clamp);
     }
     return cornersOf(lines).value_or(q);
 }

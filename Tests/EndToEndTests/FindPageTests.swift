@@ -355,6 +355,17 @@ import Testing
         #expect(lost.allSatisfy { $0 <= 0.003 * 2500 }, "corners \(lost) px outside the cut \(cut): the torn top cut through")
     }
 
+    /// Issue 42, point 3: the same tear across an A5 sheet standing in a portrait photo on wood. The
+    /// tips rise to the corners beyond the reach the cut's sides are refitted within, and were cut
+    /// off (18 px). The edge running out of that reach toward a corner is followed on out to it.
+    @Test func aTornTopsTipsAreFollowedOutToTheCorners() throws {
+        let (drawn, taken, run) = try photographed(["size": [1500, 2000], "table": "wood", "angle": 1.72, "tilt": 14.17, "seed": 17,
+                                                    "fill": 0.7447, "paper": [148, 210], "torn": 0.03])
+        let cut = try #require(taken, "the photo was left whole: \(run.stdout)")
+        let lost = Self.outside(drawn, cut)
+        #expect(lost.allSatisfy { $0 <= 0.003 * 2500 }, "corners \(lost) px outside the cut \(cut): the torn top's tips cut off")
+    }
+
     /// Issue 42, point 3: a sheet whose sides bow out in their middles by 3 % of their length (a
     /// sheet lifted at its corners, a page off a roll). Straight sides enclosing the bulges meet 2 % of
     /// the diagonal outside its corners; straight sides through its corners would cut the bulges off.
