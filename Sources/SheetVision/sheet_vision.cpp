@@ -1588,12 +1588,13 @@ bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper) {
 /// as BEYOND of the diagonal).
 /// So a dark stripe across a white card on a white table, the card's edges running on past the
 /// stripe's ends; a coloured header along a white page's top on a white table, the page too faint
-/// to be found, its sides running on below the header; the card above the stripe with the stripe, cut along its lower edge; or a letter
-/// below a dark bar across it, its faint sides running on past the bar. A receipt at a table's edge
-/// has that edge running on past its corners, but is paper, lighter than SHADE of the table beside it
-/// for all its print, and the dark cloth beyond the edge goes on; a sheet with a dark bar along its
-/// top on a checked cloth, whose squares' edges run on past its corners, has cloth beyond the bar,
-/// darker than its paper; a page beside a facing page is no darker than what lies beyond.
+/// to be found, its sides running on below the header; the card above the stripe with the stripe,
+/// cut along its lower edge; or a letter below a dark bar across it, its faint sides running on
+/// past the bar. A receipt at a table's edge has that edge running on past its corners, but is
+/// paper, lighter than SHADE of the table beside it for all its print, and the dark cloth beyond
+/// the edge goes on; a sheet with a dark bar along its top on a checked cloth, whose squares' edges
+/// run on past its corners, has cloth beyond the bar, darker than its paper; a page beside a facing
+/// page is no darker than what lies beyond.
 bool partOfLarger(const Photo &photo, const Quad &q) {
     const Point centre = centreOf(q);
     const auto paper = lightestPaper(photo, q);
