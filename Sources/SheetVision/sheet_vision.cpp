@@ -2230,17 +2230,44 @@ struct Bends {
     Point at(int i, double t) const { return q[i] + along[i] * t + normal[i] * hullAt(sides[i], t, 0.15 * length[i]); }
 };
 
-/// Where the sheet's sides bow or curl (a sheet lifted off the table, a book's page curling into its
-/// binding): each side's edges traced (edgeTrace), the outermost that runs on kept (runningEdge),
-/// specks narrower than RUN points opened away, and its upper hull taken, so that no part of the
-/// sheet lies outside it, without ends turning steeper than TURN (a hand, a shadow), where
-/// the edge is seen along most of the side, at both ends, and the hull strays from its own chord by
-/// BOW or more (a side moved in parallel is a band's or a shadow's edge, not the sheet bowing). None
-/// when no side bows, or the paper's lightness does not stand out from the table's (both measured
-/// inside and around `measured`). Where the strip just inside a side lies on the other side of the
-/// table's lightness from the paper, by STEP or more, that side is traced by the strip's own step
-/// out onto the table: a dark header on a page lighter than the table, whose lower edge, traced by
-/// the paper's step, was followed and the header cut off; or the shadow a curled edge casts, darker
+/// `hull`, a side's traced edge between the ends left out (ROUNDED), taking in the points of that
+/// edge (`offsets` where `running`, at `along`) in those ends that lie outside it carried on, where
+/// the edge runs on into them from the hull unbroken (no more than 2 px from one point to the next,
+/// the first from the hull). A torn top, sagging between its corners, rises to sharp tips there; the
+/// hull carried on along its last stretch passed below them, and the cut lost them, though the
+/// enclosed straight side (which the trace reaches 2 px beyond) had taken them in. A rounded or
+/// dog-eared corner falls inside the hull carried on and leaves it as it is; nor is another edge
+/// further out (a header's, where a bowed side's own curves away from it) the side's running on.
+std::vector<Point> withTips(const std::vector<Point> &hull, const std::vector<double> &offsets, const std::vector<bool> &running,
+                            const std::vector<double> &along, double length) {
+    std::vector<Point> points = hull;
+    const int count = int(offsets.size());
+    for (int dir : {-1, 1}) {
+        // from the hull at the last point before the end left out, on toward the end
+        int r = dir < 0 ? 0 : count - 1;
+        while (r >= 0 && r < count && (dir < 0 ? along[r] < ROUNDED * length : along[r] > (1 - ROUNDED) * length)) r -= dir;
+        if (r < 0 || r >= count) continue;
+        for (double last = hullAt(hull, along[r], 0.15 * length); (r += dir) >= 0 && r < count && running[r] && std::abs(offsets[r] - last) <= 2;
+             last = offsets[r])
+            if (offsets[r] > hullAt(hull, along[r], 0.15 * length) + 1) points.emplace_back(along[r], offsets[r]);
+    }
+    if (points.size() == hull.size()) return hull;
+    std::sort(points.begin(), points.end(), [](Point a, Point b) { return a.x < b.x; });
+    return upperHull(points);
+}
+
+/// Where the sheet's sides bow or curl (a sheet lifted off the table, a book's page curling into
+/// its binding): each side's edges traced (edgeTrace), the outermost that runs on kept
+/// (runningEdge), specks narrower than RUN points opened away, and its upper hull taken, so that no
+/// part of the sheet lies outside it, without ends turning steeper than TURN (a hand, a shadow),
+/// where the edge is seen along most of the side, at both ends, and the hull strays from its own
+/// chord by BOW or more (a side moved in parallel is a band's or a shadow's edge, not the sheet
+/// bowing), then carried out to the tips the edge runs on to in its ends (withTips). None when no
+/// side bows, or the paper's lightness does not stand out from the table's (both measured inside
+/// and around `measured`). Where the strip just inside a side lies on the other side of the table's
+/// lightness from the paper, by STEP or more, that side is traced by the strip's own step out onto
+/// the table: a dark header on a page lighter than the table, whose lower edge, traced by the
+/// paper's step, was followed and the header cut off; or the shadow a curled edge casts, darker
 /// than the table, which the cut then takes in too: a looser cut, nothing lost (page02.jpg, 1.4 %
 /// instead of 0.7 %).
 std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measured) {
@@ -2297,7 +2324,7 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measur
                      stray, BOW * photo.diagonal);
 #endif
         if (stray < BOW * photo.diagonal) continue;
-        out.sides[i] = hull;
+        out.sides[i] = withTips(hull, offsets, running, along, out.length[i]);
         bowed = true;
     }
     if (!bowed) return std::nullopt;

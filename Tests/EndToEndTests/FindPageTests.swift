@@ -366,6 +366,18 @@ import Testing
         #expect(lost.allSatisfy { $0 <= 0.003 * 2500 }, "corners \(lost) px outside the cut \(cut): the torn top's tips cut off")
     }
 
+    /// Issue 42, point 3: a Letter page torn across its top, lying steeply tilted on the checked
+    /// cloth. The tear sags between the tips enough to be followed as a curve, and the curve was
+    /// carried on past its ends along its last stretch, below the tips: the cut lost them (20 and 26
+    /// px), though the straight side had taken them in. The curve now takes in the tips it runs to.
+    @Test func aSaggingTornTopFollowedAsACurveKeepsItsTips() throws {
+        let (drawn, taken, run) = try photographed(["size": [1500, 2000], "table": "cloth", "angle": 12.17, "tilt": 28.27, "seed": 26,
+                                                    "fill": 0.849, "shadow": true, "paper": [216, 279], "torn": 0.03])
+        let cut = try #require(taken, "the photo was left whole: \(run.stdout)")
+        let lost = Self.outside(drawn, cut)
+        #expect(lost.allSatisfy { $0 <= 0.003 * 2500 }, "corners \(lost) px outside the cut \(cut): the torn top's tips cut off")
+    }
+
     /// Issue 42, point 3: a sheet whose sides bow out in their middles by 3 % of their length (a
     /// sheet lifted at its corners, a page off a roll). Straight sides enclosing the bulges meet 2 % of
     /// the diagonal outside its corners; straight sides through its corners would cut the bulges off.
