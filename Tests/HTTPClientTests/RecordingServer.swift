@@ -94,10 +94,12 @@ final class RecordingServer {
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    /// The server's next line of output, waiting at most 10 s for it.
+    /// The server's next line of output, waiting at most 10 s for any of it. The wait starts again
+    /// whenever some arrives: a request's 2 MB line can take longer than that to come through
+    /// whole on a machine busy with every other test, and the server is still saying something.
     private func line() throws -> String {
         let descriptor = output.fileHandleForReading.fileDescriptor
-        let deadline = Date().addingTimeInterval(10)
+        var deadline = Date().addingTimeInterval(10)
         while true {
             if let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 defer { pending.removeSubrange(...end) }
@@ -110,6 +112,7 @@ final class RecordingServer {
             let count = read(descriptor, &chunk, chunk.count)
             guard count > 0 else { throw Failure(description: "the server's output ended") }
             pending += chunk[..<count]
+            deadline = Date().addingTimeInterval(10)
         }
     }
 }
