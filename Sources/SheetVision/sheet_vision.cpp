@@ -2242,14 +2242,18 @@ std::vector<Point> withTips(const std::vector<Point> &hull, const std::vector<do
                             const std::vector<double> &along, double length) {
     std::vector<Point> points = hull;
     const int count = int(offsets.size());
+    auto carried = [&](double at) { return hullAt(hull, at, 0.15 * length); };
+    auto leftOut = [&](int r) { return along[r] < ROUNDED * length || along[r] > (1 - ROUNDED) * length; };
     for (int dir : {-1, 1}) {
         // from the hull at the last point before the end left out, on toward the end
         int r = dir < 0 ? 0 : count - 1;
-        while (r >= 0 && r < count && (dir < 0 ? along[r] < ROUNDED * length : along[r] > (1 - ROUNDED) * length)) r -= dir;
+        while (r >= 0 && r < count && leftOut(r)) r -= dir;
         if (r < 0 || r >= count) continue;
-        for (double last = hullAt(hull, along[r], 0.15 * length); (r += dir) >= 0 && r < count && running[r] && std::abs(offsets[r] - last) <= 2;
-             last = offsets[r])
-            if (offsets[r] > hullAt(hull, along[r], 0.15 * length) + 1) points.emplace_back(along[r], offsets[r]);
+        double last = carried(along[r]);
+        for (r += dir; r >= 0 && r < count && running[r] && std::abs(offsets[r] - last) <= 2; r += dir) {
+            if (offsets[r] > carried(along[r]) + 1) points.emplace_back(along[r], offsets[r]);
+            last = offsets[r];
+        }
     }
     if (points.size() == hull.size()) return hull;
     std::sort(points.begin(), points.end(), [](Point a, Point b) { return a.x < b.x; });
