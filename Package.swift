@@ -19,17 +19,26 @@ func includeFlags(_ package: String) -> [String] {
     includeFolders(package).flatMap { ["-Xcc", $0] }
 }
 
-/// The -I flags of a pkg-config package, as a C or C++ compiler takes them.
+/// The -I flags of a pkg-config package, as a C or C++ compiler takes them. Without the package the
+/// manifest fails, saying so, rather than go on without them: SwiftPM caches a manifest's result
+/// until Package.swift changes, so flags missing once (`swift build` run before `make deps`) would
+/// stay missing after the package is installed, and every build after fail on a header not found.
+/// A manifest that fails is not cached.
 func includeFolders(_ package: String) -> [String] {
     let pkgConfig = Process()
     pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
     pkgConfig.arguments = ["--cflags-only-I", package]
     let output = Pipe()
     pkgConfig.standardOutput = output
-    guard (try? pkgConfig.run()) != nil else { return [] }
-    let flags = output.fileHandleForReading.readDataToEndOfFile()
-    pkgConfig.waitUntilExit()
-    return String(decoding: flags, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+    if (try? pkgConfig.run()) != nil {
+        let flags = output.fileHandleForReading.readDataToEndOfFile()
+        pkgConfig.waitUntilExit()
+        if pkgConfig.terminationStatus == 0 {
+            return String(decoding: flags, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+        }
+    }
+    FileHandle.standardError.write(Data("Package.swift: pkg-config knows no \(package); run `make deps` first\n".utf8))
+    exit(1)
 }
 
 let package = Package(
