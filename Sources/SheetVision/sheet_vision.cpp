@@ -7,10 +7,11 @@
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
 // (framedByMore); a side is moved out over a band of sheet printed along it (extend), the band's
 // outer edge stepping as the sheet's other sides do or, a dark header on a lighter table, the other
-// way (overBand); a candidate whose proportions are no paper's gives way to a larger one around it
-// (choose, asking the caller's geometry); a side counts a step below STEP where the colours either
-// side of it are quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by
-// as much);
+// way (overBand), one with a thin margin of paper beyond it taken when convincing, however well the
+// one chosen scored (marginBeyondBand); a candidate whose proportions are no paper's gives way to a
+// larger one around it (choose, asking the caller's geometry); a side counts a step below STEP
+// where the colours either side of it are quiet (QUIET, ABOVE_NOISE: white paper on a white table
+// steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
 // faint sides); one side without an edge counts by its crease where the other three are edges and
 // the sides meeting it turn there (or meet the frame just past it), one of them a clear edge up to
@@ -1876,6 +1877,24 @@ std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const c
     return wider;
 }
 
+/// Whether `wider`, `q` widened over a band along side `i`, has the sheet's own paper just inside its
+/// new side (2 to 4 px in, within STEP of the paper just inside one of `q`'s other sides): a header
+/// printed across the sheet with a thin margin of paper beyond it. The evidence along that side sees
+/// the band in its inner strip (NEAR to FAR in) and the margin as a light line on the side, and
+/// gives it less support than the band's inner edge had; held to the score of the one chosen, the
+/// header was cut off (a navy band on a page on dark wood). An exercise book's cover beside its
+/// page (page08.jpg), which is no sheet, is the cover's colour up to its rim.
+bool marginBeyondBand(const Photo &photo, const Quad &q, const Quad &wider, int i) {
+    const auto margin = stripColour(photo, wider, i, -4, -2);
+    if (!margin) return false;
+    for (int k = 0; k < 4; k++) {
+        if (k == i) continue;
+        const auto paper = stripColour(photo, q, k, -FAR, -NEAR);
+        if (paper && colourDistance(*margin, *paper) < STEP) return true;
+    }
+    return false;
+}
+
 /// `q` with each side that has a band of sheet outside it moved out to that band's outer edge. A
 /// printed band, picture or header along a sheet's edge makes a strong straight edge a little inside
 /// the sheet's real one, and taking it would cut that band off, the worst failure. The strip
@@ -1925,8 +1944,10 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
                 if (paper && !paperBeyondBand(photo, q, i, *paper)) wider = overBand(photo, lx, ly, chosen, q, i, table, fall <= 0);
             }
         }
-        // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding it)
-        if (wider && wider->score >= ACCEPT && wider->score >= chosen.score - HOLD) best = *wider;
+        // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding
+        // it), or with the sheet's paper just inside its new side (marginBeyondBand)
+        if (wider && wider->score >= ACCEPT && (wider->score >= chosen.score - HOLD || marginBeyondBand(photo, q, wider->quad, i)))
+            best = *wider;
     }
     return best;
 }

@@ -433,6 +433,19 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 3: an A4 letter with a navy header band printed 2 % below its top edge, on dark
+    /// wood, tilted. The band's lower edge is the strongest straight edge near the top. Widened over
+    /// the band out to the page's top edge, the candidate scored 0.81: the evidence along that side
+    /// sees the band just inside it and the thin margin of paper as a light line on it. That was
+    /// less than the 0.85 asked of a band beside a sheet scoring 1.00, and the header was cut off
+    /// (the top corners about 60 px inside the page). Paper just inside the new side now says the
+    /// band is printed on the sheet, and the page is cut at its own top edge.
+    @Test func aHeaderBandBelowAThinMarginIsNotCutOff() throws {
+        let (drawn, cut, run) = try photographed(["size": [1500, 2000], "table": "wood", "angle": 24.83, "tilt": 19.85, "seed": 30,
+                                                  "fill": 0.4925, "shadow": true, "paper": [210, 297], "band": [0.0227, 0.0913]])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 1: the right page of an open notepad, its left page running off the frame. The
     /// page meets the facing one at the binding, paper against paper: no colour step along that side,
     /// only the crease. It counts as the side when the other three are real edges and the top and
