@@ -24,7 +24,8 @@
 // that bows or curls is followed as a curve (bends, outlineOf: a sheet lifted at its corners, a
 // book's page curving into its binding), its corners where the curves meet, the edge traced by its
 // lightness or, for a coloured band along it, by its chroma (edgeTrace); and the one taken is joined
-// with a convincing one beside it in line, the two split by a band across the sheet (join); a
+// with a convincing one beside it in line, the two split by a band across the sheet, or with one
+// whose only weak side is along it where the whole is convincing, the two split by a crease (join); a
 // larger convincing one carrying the best on across one side, its sides running on past a crease,
 // holds it whatever its score (carriedOn); and a side whose edge runs on past both its corners with
 // the same step in lightness alone, a shadow's edge crossing table and sheet alike, is no side
@@ -1962,6 +1963,10 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
 /// joined sides would not count their faint white-on-white steps (the band makes the colours along
 /// them anything but quiet), so the parts' evidence stands for it: its score is the weaker part's.
 /// Two sheets lying edge to edge in line are taken together: a looser cut, nothing lost.
+/// The other part need not be convincing where only its side along `chosen` is no edge (its other
+/// three FRAMED), and the whole, judged itself, is convincing: a card creased across, its fold a
+/// dark line, each part's side along it no step of paper to table; the part below the crease was
+/// taken and the part above it, with the card's header, cut off.
 Candidate join(const Photo &photo, const std::vector<Candidate> &found, const Candidate &chosen) {
     Candidate best = chosen;
     const double tolerance = 0.01 * photo.diagonal;
@@ -1970,7 +1975,9 @@ Candidate join(const Photo &photo, const std::vector<Candidate> &found, const Ca
         const Point centre = centreOf(a);
         std::optional<Candidate> joined;
         for (const Candidate &other : found) {
-            if (other.score < ACCEPT) continue;
+            // not convincing itself: it may still be the sheet's other part, beyond a crease that its
+            // side along `chosen` follows, its other three sides edges
+            const bool convincing = other.score >= ACCEPT;
             const Quad b = other.quad;
             for (int i = 0; i < 4 && !joined; i++) {
                 const Line side = lineThrough(a[i], a[(i + 1) % 4]);
@@ -1983,10 +1990,18 @@ Candidate join(const Photo &photo, const std::vector<Candidate> &found, const Ca
                     const double gap = std::max(std::hypot(a[i].x - near0.x, a[i].y - near0.y), std::hypot(a[(i + 1) % 4].x - near1.x, a[(i + 1) % 4].y - near1.y));
                     if (gap > BEYOND * photo.diagonal) continue;
                     if (!onFlanks(a, i, far0, far1, tolerance)) continue;
+                    if (!convincing) {
+                        bool framed = true;
+                        for (int m = 0; m < 4; m++) framed = framed && (m == k || other.support[m] >= FRAMED);
+                        if (!framed) continue;
+                    }
                     const Quad whole = order(Quad{a[(i + 2) % 4], a[(i + 3) % 4], far0, far1});
                     if (!convex(whole)) continue;
                     joined = judge(photo, whole, best.source + "+joined");
-                    if (joined) joined->score = std::min(best.score, other.score);
+                    if (!joined) continue;
+                    if (convincing) joined->score = std::min(best.score, other.score);
+                    else if (joined->score >= ACCEPT) joined->score = std::min(best.score, joined->score);
+                    else joined.reset();
                 }
             }
             if (joined) break;

@@ -555,6 +555,18 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 3: a card creased across a third of the way down, on a white table. The part
+    /// below the crease is a convincing quadrilateral (0.91); the part above it, with the card's
+    /// header, has three edges but the crease, a dark line, for its fourth (0.56), and no candidate
+    /// followed the whole card (0.85 when judged). The part below was taken, the header cut off
+    /// (the card's top corners 230 px outside the cut). It is now joined with the part above, as
+    /// two parts split by a band are, since the whole card judged alone is convincing.
+    @Test func aCardCreasedAcrossIsCutWholeNotAtTheCrease() throws {
+        let (drawn, cut, run) = try photographed(["table": "white", "crease": 0.3384, "angle": -12.948, "tilt": 13.663, "size": [1600, 1200],
+                                                  "fill": 0.7642, "paper": [85.6, 54], "seed": 29])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 3: a shadow falling across a letter on a white table. Its edge is a straight
     /// step of about 20, far stronger than the letter's own sides (about 7), and the strip of lit
     /// letter beside it was a convincing quadrilateral: the cut kept that strip and lost two thirds of
