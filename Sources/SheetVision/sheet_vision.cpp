@@ -7,9 +7,10 @@
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
 // (framedByMore); a side is moved out over a band of sheet printed along it (extend), the band's
 // outer edge stepping as the sheet's other sides do or, a dark header on a lighter table, the other
-// way (overBand), one with a thin margin of paper beyond it taken when convincing, however well the
-// one chosen scored (marginBeyondBand); a candidate whose proportions are no paper's gives way to a
-// larger one around it (choose, asking the caller's geometry); a side counts a step below STEP
+// way (overBand; sought from nearer where the side steps the other way), one with a thin margin of
+// paper beyond it taken when convincing, however well the one chosen scored (marginBeyondBand); a
+// candidate whose proportions are no paper's gives way to a larger one around it (choose, asking the
+// caller's geometry); a side counts a step below STEP
 // where the colours either side of it are quiet (QUIET, ABOVE_NOISE: white paper on a white table
 // steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
@@ -1752,16 +1753,16 @@ std::optional<cv::Vec3f> stripColour(const Photo &photo, const Quad &q, int side
     return cv::Vec3f(median(channels[0]), median(channels[1]), median(channels[2]));
 }
 
-/// A straight edge outside side `side` of `q`, nearly parallel to it, between FAR and BEYOND of the
-/// diagonal out, across which the lightness (`lx`, `ly`: its gradient) falls outward as it does
+/// A straight edge outside side `side` of `q`, nearly parallel to it, between `first` px and BEYOND of
+/// the diagonal out, across which the lightness (`lx`, `ly`: its gradient) falls outward as it does
 /// across the sheet's other sides (`darkerOutside`) or rises (the opposite); none when less than half
 /// the side shows one. Lightness, not grey: the polarity is measured in it, and a coloured band may
 /// be lighter than the table in one and darker in the other.
 std::optional<Line> outerEdge(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Quad &q, int side,
-                              bool darkerOutside) {
+                              bool darkerOutside, int first) {
     const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
     const Point n = s.normal;
-    const int first = FAR, last = std::max(first + 1, int(BEYOND * photo.diagonal));
+    const int last = std::max(first + 1, int(BEYOND * photo.diagonal));
     const int count = int(s.points.size()), width = last - first + 1;
     cv::Mat probeX, probeY;
     acrossSide(s, first, width, probeX, probeY);
@@ -1842,10 +1843,12 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool q
 /// `q` widened over a band of sheet along side `i`: out to a straight edge beyond it across which the
 /// lightness falls outward (`darkerOutside`) or rises, where the strip between is sheet (its colour
 /// unlike each of `table`, the colours outside the other sides) and a neighbouring side's edge runs
-/// on across it; judged as `chosen`'s source with "+band". None where there is no such band.
+/// on across it; judged as `chosen`'s source with "+band". None where there is no such band. The
+/// edge is sought from `from` px out: FAR, past the side's own edge, or nearer where that steps the
+/// other way.
 std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Candidate &chosen, const Quad &q,
-                                  int i, const std::vector<cv::Vec3f> &table, bool darkerOutside) {
-    const auto edge = outerEdge(photo, lx, ly, q, i, darkerOutside);
+                                  int i, const std::vector<cv::Vec3f> &table, bool darkerOutside, int from = FAR) {
+    const auto edge = outerEdge(photo, lx, ly, q, i, darkerOutside, from);
     if (!edge) return std::nullopt;
     std::array<Line, 4> lines;
     for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
@@ -1938,7 +1941,13 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
         }
         if (table.empty()) continue;  // no table to tell a band from
         tableLightness /= double(table.size());
-        auto wider = overBand(photo, lx, ly, chosen, q, i, table, fall > 0);
+        // the side itself stepping the other way from the sheet's sides, by STEP or more (a dark band
+        // inside it, lighter outside): the sheet's own edge, stepping as its other sides do, cannot be
+        // taken for the side's, and may lie nearer beyond it than FAR, a thin margin of paper away (a
+        // header band 3 % below a page's top on cloth: the page's edge 9 px beyond the band's)
+        const auto in = stripColour(photo, q, i, -FAR, -NEAR), out = stripColour(photo, q, i, NEAR, FAR);
+        const bool reversed = in && out && ((*in)[0] - (*out)[0]) * fall < 0 && std::abs((*in)[0] - (*out)[0]) >= STEP;
+        auto wider = overBand(photo, lx, ly, chosen, q, i, table, fall > 0, reversed ? NEAR : FAR);
         if (!wider || wider->score < ACCEPT - HOLD) {
             const auto justOutside = stripColour(photo, q, i, NEAR, FAR);
             if (justOutside && ((*justOutside)[0] > tableLightness) != (fall > 0)) {

@@ -457,6 +457,17 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 3: a Letter page with a navy header band 3 % below its top edge, on the checked
+    /// cloth. The candidates' top was the band's top edge, a step from dark to light, the other way
+    /// from the page's own sides; the page's top edge lay 9 working px beyond it, nearer than the
+    /// band's outer edge was sought (from FAR, 10 px, out), and the thin margin of paper was cut
+    /// off. Beyond a side that steps the other way, the sheet's edge is now sought from NEAR out.
+    @Test func aThinMarginAboveAHeaderBandOnClothIsKept() throws {
+        let (drawn, cut, run) = try photographed(["size": [1500, 2000], "table": "cloth", "angle": 24.57, "tilt": 11.69, "seed": 20,
+                                                  "fill": 0.4806, "paper": [216, 279], "band": [0.0336, 0.2591]])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 1: the right page of an open notepad, its left page running off the frame. The
     /// page meets the facing one at the binding, paper against paper: no colour step along that side,
     /// only the crease. It counts as the side when the other three are real edges and the top and
