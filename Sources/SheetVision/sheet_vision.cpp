@@ -9,37 +9,36 @@
 // outer edge stepping as the sheet's other sides do or, a dark header on a lighter table, the other
 // way (overBand; sought from nearer where the side steps the other way), one with a thin margin of
 // paper beyond it taken when convincing, however well the one chosen scored (marginBeyondBand); a
-// candidate whose proportions are no paper's gives way to a larger one around it (choose, asking the
-// caller's geometry); a side counts a step below STEP
-// where the colours either side of it are quiet (QUIET, ABOVE_NOISE: white paper on a white table
-// steps by 5-10, wood grain by as much);
+// candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
+// the caller's geometry); a side counts a step below STEP where the colours either side of it are
+// quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
 // the strongest 60 merged lines make quadrilaterals, not 30 (a page's text lines outnumber its
 // faint sides); one side without an edge counts by its crease where the other three are edges and
 // the sides meeting it turn there (or meet the frame just past it), one of them a clear edge up to
 // it (foldShare: a notepad's or book's binding, a card's shadow on a white table); a convincing
-// candidate framing the best one is taken instead of nothing (choose);
-// the print's outline swept out to the sheet's faint edges is a candidate too (inkCandidates: a
-// receipt on a white table), the print run together across wider gaps as well (a letter's heading,
-// body and boxes); a side of the one taken that is no real edge is moved out to a better edge
-// beyond it (outToEdge: a receipt's faint foot below its last line of print); the sides taken are
-// moved out to enclose the edges they were fitted to (refine's envelope), so that a torn, wavy or
-// bowed side is not cut through; and a side
-// that bows or curls is followed as a curve (bends, outlineOf: a sheet lifted at its corners, a
-// book's page curving into its binding), its corners where the curves meet, the edge traced by its
-// lightness or, for a coloured band along it, by its chroma (edgeTrace); and the one taken is joined
-// with a convincing one beside it in line, the two split by a band across the sheet, or with one
-// whose only weak side is along it where the whole is convincing, the two split by a crease (join); a
-// larger convincing one carrying the best on across one side, its sides running on past a crease,
-// holds it whatever its score (carriedOn); and a side whose edge runs on past both its corners with
-// the same step in lightness alone, a shadow's edge crossing table and sheet alike, is no side
-// (crossesPhoto); a side along which a book's page block shows (the lit edges of the pages under
-// the top one) is moved in to the top page's edge (topPage, pageBlock); and a corner where a side
-// curls into a book's binding, its last drop running down along it, is at the drop's foot, where
-// the facing page begins (curlFeet); and nothing is taken where the one chosen, joined and moved
-// out, is still part of a larger sheet: far darker along one side than beyond it, as a printed
-// stripe is than paper, or with a dark band along one side and paper again beyond it, and an edge
-// running on past that side's corners (partOfLarger: a white card's stripe, or a letter's part
-// below a dark bar across it, the sheet's own outline too faint on a white table).
+// candidate framing the best one is taken instead of nothing (choose); the print's outline swept
+// out to the sheet's faint edges is a candidate too (inkCandidates: a receipt on a white table),
+// the print run together across wider gaps as well (a letter's heading, body and boxes); a side of
+// the one taken that is no real edge is moved out to a better edge beyond it (outToEdge: a
+// receipt's faint foot below its last line of print); the sides taken are moved out to enclose the
+// edges they were fitted to (refine's envelope), so that a torn, wavy or bowed side is not cut
+// through; and a side that bows or curls is followed as a curve (bends, outlineOf: a sheet lifted
+// at its corners, a book's page curving into its binding), its corners where the curves meet, the
+// edge traced by its lightness or, for a coloured band along it, by its chroma (edgeTrace); and the
+// one taken is joined with a convincing one beside it in line, the two split by a band across the
+// sheet, or with one whose only weak side is along it where the whole is convincing, the two split
+// by a crease (join); a larger convincing one carrying the best on across one side, its sides
+// running on past a crease, holds it whatever its score (carriedOn); and a side whose edge runs on
+// past both its corners with the same step in lightness alone, a shadow's edge crossing table and
+// sheet alike, is no side (crossesPhoto); a side along which a book's page block shows (the lit
+// edges of the pages under the top one) is moved in to the top page's edge (topPage, pageBlock);
+// and a corner where a side curls into a book's binding, its last drop running down along it, is at
+// the drop's foot, where the facing page begins (curlFeet); and nothing is taken where the one
+// chosen, joined and moved out, is still part of a larger sheet: far darker along one side than
+// beyond it, as a printed stripe is than paper, or with a dark band along one side and paper again
+// beyond it, and an edge running on past that side's corners (partOfLarger: a white card's stripe,
+// or a letter's part below a dark bar across it, the sheet's own outline too faint on a white
+// table).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
