@@ -2066,12 +2066,16 @@ Candidate outToEdge(const Photo &photo, const Candidate &chosen) {
                 if (roughA + a >= 0 && roughB + b >= 0) tryOut(roughA + a, roughB + b);
         if (!widest) continue;
         const auto moved = judge(photo, *widest, best.source + "+out");
+        if (!moved) continue;
 #ifdef SHEET_DEBUG
-        if (moved)
-            std::fprintf(stderr, "side %d out by %.0f, %.0f: support %.2f along it, score %.2f (was %.2f)\n", i, fromOut, toOut, most,
-                         moved->score, best.score);
+        std::fprintf(stderr, "side %d out by %.0f, %.0f: support %.2f along it, score %.2f (was %.2f)\n", i, fromOut, toOut, most,
+                     moved->score, best.score);
 #endif
-        if (moved && moved->score >= best.score + 0.03 && moved->support[i] >= FRAMED) best = *moved;
+        // judge orders the corners anew: side i of `widest` may be another of `moved`'s
+        int side = i;
+        for (int k = 0; k < 4; k++)
+            if (std::hypot(moved->quad[k].x - (*widest)[i].x, moved->quad[k].y - (*widest)[i].y) < 1e-6) side = k;
+        if (moved->score >= best.score + 0.03 && moved->support[side] >= FRAMED) best = *moved;
     }
     return best;
 }
