@@ -1944,11 +1944,11 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
         // inside it, lighter outside): the sheet's own edge, stepping as its other sides do, cannot be
         // taken for the side's, and may lie nearer beyond it than FAR, a thin margin of paper away (a
         // header band 3 % below a page's top on cloth: the page's edge 9 px beyond the band's)
-        const auto in = stripColour(photo, q, i, -FAR, -NEAR), out = stripColour(photo, q, i, NEAR, FAR);
-        const bool reversed = in && out && ((*in)[0] - (*out)[0]) * fall < 0 && std::abs((*in)[0] - (*out)[0]) >= STEP;
+        const auto justInside = stripColour(photo, q, i, -FAR, -NEAR), justOutside = stripColour(photo, q, i, NEAR, FAR);
+        const bool reversed = justInside && justOutside && ((*justInside)[0] - (*justOutside)[0]) * fall < 0 &&
+                              std::abs((*justInside)[0] - (*justOutside)[0]) >= STEP;
         auto wider = overBand(photo, lx, ly, chosen, q, i, table, fall > 0, reversed ? NEAR : FAR);
         if (!wider || wider->score < ACCEPT - HOLD) {
-            const auto justOutside = stripColour(photo, q, i, NEAR, FAR);
             if (justOutside && ((*justOutside)[0] > tableLightness) != (fall > 0)) {
                 // a dark band with paper again beyond it is a bar printed across the sheet, `q` its part
                 // on one side of the bar (held back as such: partOfLarger), not a header along its edge
