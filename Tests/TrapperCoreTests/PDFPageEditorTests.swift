@@ -462,13 +462,13 @@ enum EditorFixtures {
         return streams
     }
 
-    static func flatTree(pages: Int) -> [UInt8] {
-        PDFPageTree.newDocument((1...pages).map { numberedPage($0) }).serialized()
+    static func flatTree(pages: Int) throws -> [UInt8] {
+        try PDFPageTree.newDocument((1...pages).map { numberedPage($0) }).serialized()
     }
 
     /// Pages in leaves of 50 under nodes of 10 leaves under the root, which holds the pages'
     /// /Resources and /MediaBox for all of them.
-    static func balancedTree(pages: Int) -> [UInt8] {
+    static func balancedTree(pages: Int) throws -> [UInt8] {
         var revision = PDFRevision(newFileVersion: "1.7")
         let catalog = revision.reserve()
         let root = revision.reserve()
@@ -495,7 +495,7 @@ enum EditorFixtures {
             .count: .integer(pages), "Resources": .dictionary(helvetica), "MediaBox": [0, 0, 300, 200]]))
         revision.set(catalog, to: .dictionary([.type: .name("Catalog"), .pages: .reference(root)]))
         revision.root = catalog
-        return revision.serialized()
+        return try revision.serialized()
     }
 
     /// A tree where pages inherit all four inheritable values, from different levels:

@@ -20,7 +20,7 @@ struct PDFRevisionWriterTests {
         #expect(first == PDFReference(10))
         #expect(second == PDFReference(11))
         revision.trailerExtras = ["PDFTrapper": .dictionary(["Revision": 3]), "Size": 1, "Prev": 2]
-        let bytes = revision.serialized(newID: [0xAB])
+        let bytes = try revision.serialized(newID: [0xAB])
         let out = text(bytes)
         #expect(out.hasPrefix("5 2 obj\n(replaced)\nendobj\n10 0 obj\n<</A 1>>\nendobj\n"))
         let xref = try #require(out.range(of: "xref\n"))
@@ -41,24 +41,39 @@ struct PDFRevisionWriterTests {
         #expect(1000 + out.utf8.distance(from: out.utf8.startIndex, to: xref.lowerBound) == 1072)
     }
 
-    @Test func entriesAreTwentyBytes() {
+    /// A file whose /Size leaves no room for another object (a damaged or hostile trailer): the
+    /// revision's bytes are refused with a reason, not written with numbers no reader takes, and
+    /// nothing traps (the fuzzers hand the page editor such files).
+    @Test func aRevisionPastTheLargestObjectNumberIsRefused() throws {
+        let full = PDFTail(
+            fileLength: 1000, version: "1.4", startxref: 900, form: .table, trailer: [:],
+            size: PDFTail.largestObjectNumber + 1, root: PDFReference(1), info: nil, id: nil, endsWithEOL: true)
+        var revision = PDFRevision(appendingTo: full)
+        _ = revision.add(.null)
+        #expect(throws: PDFError.self) { try revision.serialized() }
+        var roomy = PDFRevision(appendingTo: tail())
+        _ = roomy.add(.null)
+        #expect(text(try roomy.serialized()).hasSuffix("%%EOF\n"))
+    }
+
+    @Test func entriesAreTwentyBytes() throws {
         var revision = PDFRevision(appendingTo: tail())
         for _ in 0..<30 { revision.add(.integer(1)) }
-        let out = text(revision.serialized())
+        let out = try text(revision.serialized())
         let lines = out.components(separatedBy: "\n").filter { $0.hasSuffix(" n ") || $0.hasSuffix(" f ") }
         #expect(lines.count == 30)
         #expect(lines.allSatisfy { $0.utf8.count + 1 == 20 })
     }
 
-    @Test func addsANewlineWhenTheFileLacksOne() {
-        let bytes = PDFRevision(appendingTo: tail(endsWithEOL: false)).serialized()
+    @Test func addsANewlineWhenTheFileLacksOne() throws {
+        let bytes = try PDFRevision(appendingTo: tail(endsWithEOL: false)).serialized()
         #expect(bytes.first == 0x0A)
-        let clean = PDFRevision(appendingTo: tail()).serialized()
+        let clean = try PDFRevision(appendingTo: tail()).serialized()
         #expect(clean.first == UInt8(ascii: "x"))
     }
 
     @Test func createsAnIDWhenMissing() throws {
-        let out = text(PDFRevision(appendingTo: tail()).serialized(newID: [9]))
+        let out = try text(PDFRevision(appendingTo: tail()).serialized(newID: [9]))
         #expect(out.contains("/ID [<09> <09>]"))
     }
 
@@ -66,7 +81,7 @@ struct PDFRevisionWriterTests {
         var revision = PDFRevision(appendingTo: tail(form: .stream))
         revision.add(.string(PDFString("a")))
         revision.set(PDFReference(3), to: .string(PDFString("b")))
-        let bytes = revision.serialized(newID: [1])
+        let bytes = try revision.serialized(newID: [1])
         let out = text(bytes)
         #expect(out.contains("11 0 obj\n<</Type /XRef/Size 12/Index [3 1 10 2]/W [1 2 1]/Root 1 0 R/Info 7 0 R/ID [<01> <01>]/Prev 900/Length 12>>\nstream\n"))
         #expect(!out.contains("\nxref\n"))
@@ -85,7 +100,7 @@ struct PDFRevisionWriterTests {
     /// Ten thousand pages in one document (how fast is bench/'s to say, not a test's).
     @Test func tenThousandPagesSerialize() throws {
         let pages = (0..<10_000).map { rectanglePage($0) }
-        let bytes = PDFPageTree.newDocument(pages).serialized()
+        let bytes = try PDFPageTree.newDocument(pages).serialized()
         #expect(bytes.count > 1_000_000)
         #expect(String(decoding: bytes.suffix(6), as: UTF8.self) == "%%EOF\n")
     }
@@ -99,7 +114,7 @@ struct PDFRevisionWriterTests {
     }
 
     @Test func newFileHeaderAndTable() throws {
-        let bytes = PDFPageTree.newDocument([rectanglePage()], info: ["Producer": .string(PDFString("PDFTrapper"))])
+        let bytes = try PDFPageTree.newDocument([rectanglePage()], info: ["Producer": .string(PDFString("PDFTrapper"))])
             .serialized(newID: [7])
         #expect(Array(bytes.prefix(15)) == Array("%PDF-1.7\n%".utf8) + [0xE2, 0xE3, 0xCF, 0xD3, 0x0A])
         let out = text(bytes)

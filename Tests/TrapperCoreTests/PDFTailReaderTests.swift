@@ -5,8 +5,8 @@ import Testing
 
 @Suite("PDF tail reader")
 struct PDFTailReaderTests {
-    func newFile(pages: Int = 1) -> [UInt8] {
-        PDFPageTree.newDocument((0..<pages).map { rectanglePage($0) }).serialized()
+    func newFile(pages: Int = 1) throws -> [UInt8] {
+        try PDFPageTree.newDocument((0..<pages).map { rectanglePage($0) }).serialized()
     }
 
     func append(_ file: [UInt8], pages: Int, at position: PDFPagePosition = .end,
@@ -16,7 +16,7 @@ struct PDFTailReaderTests {
         var revision = PDFRevision(appendingTo: reader.tail)
         revision.trailerExtras = extras
         try PDFPageTree.addPages((0..<pages).map { rectanglePage($0) }, at: position, reader: reader, to: &revision)
-        return file + revision.serialized()
+        return try file + revision.serialized()
     }
 
     func pageCount(_ file: [UInt8]) throws -> Int {
@@ -37,7 +37,7 @@ struct PDFTailReaderTests {
     }
 
     @Test func readsANewClassicFile() throws {
-        let file = newFile()
+        let file = try newFile()
         let reader = try PDFTailReader(source: PDFMemorySource(file))
         #expect(reader.tail.form == .table)
         #expect(reader.tail.version == "1.7")
@@ -52,7 +52,7 @@ struct PDFTailReaderTests {
     }
 
     @Test func followsPrevOnlyAsFarAsNeeded() throws {
-        var file = newFile()
+        var file = try newFile()
         for _ in 0..<3 { file = try append(file, pages: 1) }
         let reader = try PDFTailReader(source: PDFMemorySource(file))
         // The page-tree root was rewritten by the newest revision: found without following /Prev.
@@ -66,8 +66,8 @@ struct PDFTailReaderTests {
     }
 
     @Test func openingCostDoesNotGrowWithTheFile() throws {
-        let small = CountingSource(newFile(pages: 100))
-        let big = CountingSource(newFile(pages: 5000))
+        let small = try CountingSource(newFile(pages: 100))
+        let big = try CountingSource(newFile(pages: 5000))
         _ = try PDFTailReader(source: small)
         _ = try PDFTailReader(source: big)
         #expect(abs(big.bytesRead - small.bytesRead) < 64)  // only digit counts differ
@@ -130,7 +130,7 @@ struct PDFTailReaderTests {
 
     @Test func leadingGarbageShiftsOffsets() throws {
         let garbage = Array("garbage from a mail gateway\r\n".utf8) + [0xFF, 0x00, 0x0A]
-        let file = garbage + newFile()
+        let file = try garbage + newFile()
         let reader = try PDFTailReader(source: PDFMemorySource(file))
         #expect(reader.tail.headerOffset == garbage.count)
         #expect(try pageCount(file) == 1)
@@ -159,7 +159,7 @@ struct PDFTailReaderTests {
     }
 
     @Test func damagedFilesAreReportedForRepair() throws {
-        let file = newFile()
+        let file = try newFile()
         // No %%EOF.
         let truncated = Array(file.dropLast(7))
         #expect(readError(truncated)?.step == .findingStartxref)
@@ -274,7 +274,7 @@ struct PDFTailReaderTests {
 
     @Test func fileSourceReadsRanges() throws {
         let path = FileManagerShim.temporaryPath("tail-reader.pdf")
-        let file = newFile(pages: 3)
+        let file = try newFile(pages: 3)
         try FileManagerShim.write(file, to: path)
         let source = try PDFFileSource(path: path)
         #expect(source.length == file.count)

@@ -67,8 +67,10 @@ public struct PDFRevision: Sendable {
     }
 
     /// The bytes to append (or, for a new file, the whole file). `newID` overrides the second
-    /// /ID string, which is otherwise derived from the content.
-    public func serialized(newID: [UInt8]? = nil) -> [UInt8] {
-        PDFRevisionWriter.write(self, newID: newID)
+    /// /ID string, which is otherwise derived from the content. Throws where an object's number is
+    /// past the most PDF readers accept (a tail whose /Size leaves no room; the store refuses those
+    /// first, with `PDFTail.checkNumberingRoom`).
+    public func serialized(newID: [UInt8]? = nil) throws -> [UInt8] {
+        try PDFRevisionWriter.write(self, newID: newID)
     }
 }

@@ -154,19 +154,15 @@ enum PDFRevisionWriter {
     ]
 
     /// A whole in-memory revision, through the same streaming writer.
-    static func write(_ revision: PDFRevision, newID: [UInt8]?) -> [UInt8] {
-        do {
-            var writer = try PDFUpdateWriter(base: revision.base, output: [UInt8]())
-            for (reference, object) in revision.objects { try writer.set(reference, to: object) }
-            writer.reserveThrough(revision.nextNumber)
-            writer.root = revision.root
-            writer.info = revision.info
-            writer.trailerExtras = revision.trailerExtras
-            try writer.finish(newID: newID)
-            return writer.output
-        } catch {
-            preconditionFailure("writing to memory cannot fail: \(error)")
-        }
+    static func write(_ revision: PDFRevision, newID: [UInt8]?) throws -> [UInt8] {
+        var writer = try PDFUpdateWriter(base: revision.base, output: [UInt8]())
+        for (reference, object) in revision.objects { try writer.set(reference, to: object) }
+        writer.reserveThrough(revision.nextNumber)
+        writer.root = revision.root
+        writer.info = revision.info
+        writer.trailerExtras = revision.trailerExtras
+        try writer.finish(newID: newID)
+        return writer.output
     }
 
     static func writeIndirect(_ reference: PDFReference, _ object: PDFObject, to out: inout [UInt8]) {

@@ -39,7 +39,8 @@ func append(to reader: PDFTailReader, _ bytes: [UInt8]) {
     var revision = PDFRevision(appendingTo: reader.tail)
     let position: PDFPagePosition = bytes.count % 2 == 0 ? .end : .front
     guard (try? PDFPageTree.addPages([Fixtures.page], at: position, reader: reader, to: &revision)) != nil else { return }
-    let appended = bytes + revision.serialized()
+    guard let written = try? revision.serialized() else { return }
+    let appended = bytes + written
     if let again = try? PDFTailReader(source: PDFMemorySource(appended), decoder: StoredFlateDecoder()) {
         _ = try? PDFPageTree.root(of: again)
     }
@@ -66,7 +67,7 @@ func edit(_ bytes: [UInt8]) {
     var revision = PDFRevision(appendingTo: reader.tail)
     guard let changes = try? editor.write(into: &revision) else { return }
     if let info = changes.info { revision.info = info }
-    _ = revision.serialized()
+    _ = try? revision.serialized()
 }
 
 enum Fixtures {
