@@ -124,7 +124,29 @@ def barred_sheets(seed, per):
     return out
 
 
-FAMILIES = {"mixed": specs, "striped-cards": striped_cards, "headed-sheets": headed_sheets, "barred-sheets": barred_sheets}
+def held_sheets(seed, per):
+    """`per` scenes of one seed of the held-sheet family (issue 42, point 1: "a sheet with a hand or
+    a pen over one edge"): a page, receipt or card on wood, cloth or the white table, with a pen
+    lying across one of its sides or a thumb reaching over one from beyond the frame (sometimes
+    both), anywhere along the side, the sheet filling from half the photo to nearly all of it. The
+    side under the pen or thumb shows no edge there; the sheet must still be found whole."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(per):
+        spec = {"size": rng.choice([[2000, 1500], [1500, 2000], [1600, 1200]]), "table": rng.choice(["wood", "cloth", "white"]),
+                "angle": rng.uniform(-20, 20), "tilt": rng.uniform(0, 25), "seed": n, "fill": rng.uniform(0.5, 0.92),
+                "shadow": rng.random() < 0.2, "paper": rng.choice(PAPERS)}
+        held = rng.choice(["pen", "thumb", "both"])
+        if held in ("pen", "both"):
+            spec["pen"] = [rng.randrange(4), rng.uniform(0.15, 0.85), rng.uniform(-50, 50)]
+        if held in ("thumb", "both"):
+            spec["thumb"] = [rng.randrange(4), rng.uniform(0.2, 0.8)]
+        out.append((f"{seed}/{n}", held, spec))
+    return out
+
+
+FAMILIES = {"mixed": specs, "striped-cards": striped_cards, "headed-sheets": headed_sheets, "barred-sheets": barred_sheets,
+            "held-sheets": held_sheets}
 
 
 def verdict(spec, drawn, size, cut, polygon, middles):
@@ -157,7 +179,8 @@ def main():
     parser.add_argument("--family", default="mixed", choices=sorted(FAMILIES),
                         help="mixed: every kind of scene (the default); striped-cards: cards with a dark stripe across them; "
                              "headed-sheets: pages with a coloured band along their top, nearly filling the photo; "
-                             "barred-sheets: pages with a dark bar across them below their middle")
+                             "barred-sheets: pages with a dark bar across them below their middle; "
+                             "held-sheets: a pen across a side or a thumb over one")
     args = parser.parse_args()
     if not os.path.exists(args.library):
         sys.exit(f"scenes: {args.library} is missing (make {os.path.relpath(args.library, REPO)})")

@@ -27,7 +27,12 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           the height at the left side, as a book's page curls into its binding
                           (the top left corner given is the bottom of the dip), "drop": this share
                           of the dip a last drop straight down along the binding, the table beside
-                          it and the facing page (if any) beginning at its foot}
+                          it and the facing page (if any) beginning at its foot, "pen": [side, at,
+                          turn] a pen (140 x 9 mm, dark blue, its shadow beside it) lying across
+                          side `side` (0 top, 1 right, 2 bottom, 3 left) at share `at` along it,
+                          turned `turn` degrees from square across it, "thumb": [side, at] a thumb
+                          (20 mm wide, its tip 15 mm inside the sheet) reaching over that side from
+                          beyond the frame, as a hand holds a sheet up to the camera}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON ("corners"; a bowed sheet's sides' middles too, "middles"). Everything is drawn here;
@@ -213,6 +218,55 @@ if spec.get("sheet", True):
         mx, my = lx + share * (bx - lx), ly + share * (by - ly)
         paper = Image.open(out + ".page.png").convert("RGB").getpixel((2, 2))
         ImageDraw.Draw(table).polygon([(lx, ly), (mx, my), (mx, H), (lx, H)], fill=paper)
+
+def capsule(x0, y0, x1, y1, radius):
+    """A bar from (x0, y0) to (x1, y1) with rounded ends, on the table's plane (page pixels from the
+    sheet's centre, as `view` takes them): its outline, 2 x 12 points on each end's half circle."""
+    along = math.atan2(y1 - y0, x1 - x0)
+    ends = [(x1, y1, along - math.pi / 2), (x0, y0, along + math.pi / 2)]
+    return [(x + radius * math.cos(start + math.pi * k / 12), y + radius * math.sin(start + math.pi * k / 12))
+            for x, y, start in ends for k in range(13)]
+
+def lay_over(outlines):
+    """Each (outline on the table's plane, RGB, shadow's offset in page pixels) drawn over the photo
+    as the camera sees it, after a soft shadow of it falling beside it (a third darker)."""
+    global table
+    shade = Image.new("L", (W, H), 255)
+    for outline, _, offset in outlines:
+        ImageDraw.Draw(shade).polygon([view(x + offset, y + offset, distance) for x, y in outline], fill=170)
+    shade = shade.filter(ImageFilter.GaussianBlur(max(2, W // 300)))
+    table = Image.composite(table, Image.new("RGB", (W, H), (0, 0, 0)), shade)
+    for outline, colour, _ in outlines:
+        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in outline], fill=colour)
+
+if corners and (spec.get("pen") or spec.get("thumb")):
+    mm = 120 / 25.4
+    sheet_corners = [(-pw / 2, -ph / 2), (pw / 2, -ph / 2), (pw / 2, ph / 2), (-pw / 2, ph / 2)]
+    def crossing(side, at):
+        """The point `at` along side `side` of the sheet, and the unit normal out of it (the table's plane)."""
+        (ax, ay), (bx, by) = sheet_corners[side], sheet_corners[(side + 1) % 4]
+        nx, ny = [(0, -1), (1, 0), (0, 1), (-1, 0)][side]
+        return ax + at * (bx - ax), ay + at * (by - ay), nx, ny
+    if spec.get("pen"):
+        # A pen across the side: its body dark blue, a lighter stripe along it where the light catches it.
+        side, at, turn = spec["pen"]
+        cx, cy, nx, ny = crossing(side, at)
+        turn = math.radians(turn)
+        dx, dy = nx * math.cos(turn) - ny * math.sin(turn), nx * math.sin(turn) + ny * math.cos(turn)
+        half = 70 * mm
+        x0, y0, x1, y1 = cx - dx * half * 0.6, cy - dy * half * 0.6, cx + dx * half * 1.4, cy + dy * half * 1.4
+        lay_over([(capsule(x0, y0, x1, y1, 4.5 * mm), (35, 45, 110), 3 * mm)])
+        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in capsule(x0, y0, x1, y1, 1.2 * mm)], fill=(95, 110, 185))
+    if spec.get("thumb"):
+        # A thumb reaching in over the side from beyond the frame: skin, a darker rim, the nail's paler tip.
+        side, at = spec["thumb"]
+        cx, cy, nx, ny = crossing(side, at)
+        tip = (cx - nx * 15 * mm, cy - ny * 15 * mm)
+        far = (cx + nx * 2 * max(pw, ph), cy + ny * 2 * max(pw, ph))
+        lay_over([(capsule(*tip, *far, 10 * mm), (176, 122, 96), 4 * mm)])
+        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in capsule(*tip, *far, 8.5 * mm)], fill=(214, 160, 128))
+        nail = (tip[0] + nx * 6 * mm, tip[1] + ny * 6 * mm)
+        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in capsule(*tip, *nail, 5 * mm)], fill=(232, 190, 170))
 
 if spec.get("shadow"):
     # The phone's shadow: a soft dark band across the middle, darkening sheet and table alike.
