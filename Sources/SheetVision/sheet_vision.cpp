@@ -16,7 +16,10 @@
 // faint sides); one side without an edge counts by its crease where the other three are edges and
 // the sides meeting it turn there (or meet the frame just past it), one of them a clear edge up to
 // it (foldShare: a notepad's or book's binding, a card's shadow on a white table); a convincing
-// candidate framing the best one is taken instead of nothing (choose); the print's outline swept
+// candidate framing the best one is taken instead of nothing (choose); a side's points where a pen
+// or a thumb lies across it (occluded: unlike the paper and the table either side, the side showing
+// before and after it) count neither for it nor against it, nor do a pen's steps, far larger than
+// the side's own, count in how consistently the side steps one way; the print's outline swept
 // out to the sheet's faint edges is a candidate too (inkCandidates: a receipt on a white table),
 // the print run together across wider gaps as well (a letter's heading, body and boxes); a side of
 // the one taken that is no real edge is moved out to a better edge beyond it (outToEdge: a
@@ -118,6 +121,9 @@ constexpr double CURL = 0.2;       // a side curling into a corner: its last str
 constexpr int DEEP = 3 * FAR;      // how deep a band inside and outside a side is compared for print on paper (part of a larger sheet)
 constexpr double AGAIN = 0.9;      // ... or paper again beyond a dark band outside it: at least this share of its own paper's lightness
 
+constexpr double OCCLUDER = 20;    // how unlike both the paper and the table (Lab) a pen or a thumb over a side is
+constexpr double HIDDEN = 0.6;     // ... the most of a side it may hide (a thumb and its shadow over a card's short side)
+constexpr double OUTLIER = 4;      // ... its steps across the side, this many times the side's own median step
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
 
@@ -488,9 +494,80 @@ double stepNeeded(const cv::Mat &values, int first, int count) {
     return std::clamp(ABOVE_NOISE * double(median(moves)), QUIET, STEP);
 }
 
+/// Which points of each side (evidence's rows, `counts` of them a side, in order) something lies
+/// across, a pen or a thumb over the sheet's edge: the colours inside and outside the side both a
+/// thing of their own, unlike the sheet's (the median inside all four sides) and the table's (the
+/// median outside them) by OCCLUDER, and neither of those in shade (a shadow darkens what it falls
+/// on, keeping its colour); for RUN points in a row or more, with the side's own edge showing
+/// within RUN points before and after (a pen lies across the side; a band printed along it, or a
+/// side running along some object, does not end so). Up to HIDDEN of a side; none of it where more
+/// would be.
+std::array<std::vector<bool>, 4> occluded(const cv::Mat &values, const std::array<int, 4> &counts) {
+    constexpr int k = STRIPS;
+    const int total = values.rows;
+    std::vector<cv::Vec3f> inside(total), outside(total);
+    std::array<std::array<std::vector<float>, 3>, 2> channels;
+    for (int r = 0; r < total; r++) {
+        const cv::Vec3f *v = values.ptr<cv::Vec3f>(r);
+        cv::Vec3f in(0, 0, 0), out(0, 0, 0);
+        for (int c = 0; c < k; c++) {
+            in += v[c];
+            out += v[k + c];
+        }
+        inside[r] = divided(in, float(k));
+        outside[r] = divided(out, float(k));
+        for (int c = 0; c < 3; c++) {
+            channels[0][c].push_back(inside[r][c]);
+            channels[1][c].push_back(outside[r][c]);
+        }
+    }
+    std::array<std::vector<bool>, 4> hidden;
+    if (total == 0) return hidden;
+    const cv::Vec3f paper(median(channels[0][0]), median(channels[0][1]), median(channels[0][2]));
+    const cv::Vec3f table(median(channels[1][0]), median(channels[1][1]), median(channels[1][2]));
+    // a thing of its own: unlike either, nor either in shade (its colour, darker by no more than SHADE)
+    auto thing = [&](const cv::Vec3f &c) {
+        for (const cv::Vec3f &known : {paper, table}) {
+            if (cv::norm(c - known) < OCCLUDER) return false;
+            if (std::hypot(c[1] - known[1], c[2] - known[2]) < STEP && c[0] >= SHADE * known[0] && c[0] <= known[0]) return false;
+        }
+        return true;
+    };
+    auto across = [&](int r) { return thing(inside[r]) && thing(outside[r]); };
+    // the sheet's side itself: neither colour a thing (paper or table, or either in shade)
+    auto edgeAt = [&](int r) { return !thing(inside[r]) && !thing(outside[r]); };
+    int first = 0;
+    for (int i = 0; i < 4; i++) {
+        const int count = counts[i];
+        hidden[i].assign(count, false);
+        int share = 0;
+        for (int r = 0; r < count;) {
+            int end = r;
+            while (end < count && across(first + end)) end++;
+            // lying across the side, not along it: the side itself shows just before and just after
+            auto edgeWithin = [&](int from, int to) {
+                for (int m = std::max(0, from); m < std::min(count, to); m++)
+                    if (edgeAt(first + m)) return true;
+                return false;
+            };
+            if (end - r >= int(RUN) && edgeWithin(r - int(RUN), r) && edgeWithin(end, end + int(RUN))) {
+                for (int m = r; m < end; m++) hidden[i][m] = true;
+                share += end - r;
+            }
+            r = std::max(end, r + 1);
+        }
+        if (share > HIDDEN * count) hidden[i].assign(count, false);
+        first += count;
+    }
+    return hidden;
+}
+
 /// Per side: the share of it with a colour step across it (inside against outside, STEP or more; where
 /// the colour either side hardly moves along the side, ABOVE_NOISE times that movement, and at least
-/// QUIET), the median step, and how consistently the step keeps one direction.
+/// QUIET), the median step, and how consistently the step keeps one direction. Where something lies
+/// across the side (occluded: a pen, a thumb), the points without a step are not seen either way:
+/// the share is of the rest, and so is the direction, which also leaves out steps OUTLIER times the
+/// median (a pen's body against the paper, every way round).
 std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
     const Point centre = centreOf(q);
     constexpr int k = STRIPS;
@@ -526,15 +603,19 @@ std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
     const cv::Mat gy = sample(photo.gy, probeX, probeY, cv::BORDER_REPLICATE);
     const cv::Mat values = sample(photo.lab, bothX, bothY, cv::BORDER_REPLICATE);
 
+    std::array<int, 4> counts;
+    for (int i = 0; i < 4; i++) counts[i] = int(sides[i].points.size());
+    const auto hiddenAt = occluded(values, counts);
     std::array<SideEvidence, 4> out;
     row = 0;
     for (int i = 0; i < 4; i++) {
         const int count = int(sides[i].points.size());
-        int supported = 0, visibleCount = 0;
-        cv::Vec3f diffSum(0, 0, 0);
-        double stepSum = 0;
+        int supported = 0;
+        std::vector<cv::Vec3f> visibleDiffs;
         std::vector<float> visibleSteps;
         const double needed = stepNeeded(values, row, count);
+        const std::vector<bool> &hidden = hiddenAt[i];
+        int unseen = 0;
         for (int r = 0; r < count; r++, row++) {
             // an edge here: somewhere within 2 px of the side the gradient runs across it (within 30
             // degrees) and is strong; wood grain or a shadow crossing at an angle fails one or the other
@@ -572,22 +653,31 @@ std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
             const cv::Vec3f off = divided(v[2 * k] + v[2 * k + 1] + v[2 * k + 2], 3) - divided(inside + outside, 2);
             const float ridge = std::sqrt(off[0] * off[0] + off[1] * off[1] + off[2] * off[2]);
 
-            if (visible && step >= needed && aligned && ridge < step) supported++;
+            const bool edge = visible && step >= needed && aligned && ridge < step;
+            supported += edge;
+            if (!edge && hidden[r]) {  // something lies across the side here: not seen, neither way
+                unseen++;
+                continue;
+            }
             if (visible) {
-                visibleCount++;
-                diffSum += diff;
-                stepSum += step;
+                visibleDiffs.push_back(diff);
                 visibleSteps.push_back(step);
             }
         }
-        out[i].support = double(supported) / count;
-        if (visibleCount) {
-            const cv::Vec3f mean = divided(diffSum, float(visibleCount));
-            const double meanStep = stepSum / visibleCount;
-            out[i].coherence = std::sqrt(double(mean.dot(mean))) / (meanStep == 0 ? 1 : meanStep);
+        out[i].support = double(supported) / (count - unseen);
+        out[i].coherence = out[i].step = 0;
+        if (!visibleSteps.empty()) {
             out[i].step = median(visibleSteps);
-        } else {
-            out[i].coherence = out[i].step = 0;
+            // how consistently it steps one way, leaving out steps many times the side's own: a pen
+            // or a thumb crossing it steps far more than the side, every way
+            cv::Vec3f diffSum(0, 0, 0);
+            double stepSum = 0;
+            for (size_t p = 0; p < visibleSteps.size(); p++) {
+                if (out[i].step > 0 && visibleSteps[p] > OUTLIER * out[i].step) continue;
+                diffSum += visibleDiffs[p];
+                stepSum += visibleSteps[p];
+            }
+            out[i].coherence = stepSum == 0 ? 0 : cv::norm(diffSum) / stepSum;
         }
     }
     return out;
