@@ -41,14 +41,21 @@ EXTRAS = ["", "", "band", "white_right", "white_below", "facing", "crease", "clo
           "blur", "shift", "bow"]
 
 
+def sheet_on_a_table(rng, n, turn, tilt, fill, shadow):
+    """Scene `n`'s sheet: a photo's size, a table, any of PAPERS turned up to `turn` degrees either
+    way, tilted up to `tilt`, filling a share of the photo between the two of `fill`, shadowed at the
+    odds of `shadow`; drawn from `rng` always in this order, so that a seed keeps its scenes."""
+    return {"size": rng.choice([[2000, 1500], [1500, 2000], [1600, 1200]]), "table": rng.choice(["wood", "cloth", "white"]),
+            "angle": rng.uniform(-turn, turn), "tilt": rng.uniform(0, tilt), "seed": n, "fill": rng.uniform(*fill),
+            "shadow": rng.random() < shadow, "paper": rng.choice(PAPERS)}
+
+
 def specs(seed, per):
     """`per` scenes of one seed: the same seed always draws the same scenes."""
     rng = random.Random(seed)
     out = []
     for n in range(per):
-        spec = {"size": rng.choice([[2000, 1500], [1500, 2000], [1600, 1200]]), "table": rng.choice(["wood", "cloth", "white"]),
-                "angle": rng.uniform(-25, 25), "tilt": rng.uniform(0, 30), "seed": n, "fill": rng.uniform(0.45, 0.95),
-                "shadow": rng.random() < 0.3, "paper": rng.choice(PAPERS)}
+        spec = sheet_on_a_table(rng, n, 25, 30, (0.45, 0.95), 0.3)
         extra = rng.choice(EXTRAS)
         if extra == "band":
             spec["band"] = sorted([rng.uniform(0, 0.3), rng.uniform(0, 0.3)])
@@ -133,9 +140,7 @@ def held_sheets(seed, per):
     rng = random.Random(seed)
     out = []
     for n in range(per):
-        spec = {"size": rng.choice([[2000, 1500], [1500, 2000], [1600, 1200]]), "table": rng.choice(["wood", "cloth", "white"]),
-                "angle": rng.uniform(-20, 20), "tilt": rng.uniform(0, 25), "seed": n, "fill": rng.uniform(0.5, 0.92),
-                "shadow": rng.random() < 0.2, "paper": rng.choice(PAPERS)}
+        spec = sheet_on_a_table(rng, n, 20, 25, (0.5, 0.92), 0.2)
         held = rng.choice(["pen", "thumb", "both"])
         if held in ("pen", "both"):
             spec["pen"] = [rng.randrange(4), rng.uniform(0.15, 0.85), rng.uniform(-50, 50)]
