@@ -540,16 +540,16 @@ std::array<std::vector<bool>, 4> occluded(const cv::Mat &values, const std::arra
     for (int i = 0; i < 4; i++) {
         const int count = counts[i];
         hidden[i].assign(count, false);
+        auto edgeWithin = [&](int from, int to) {
+            for (int m = std::max(0, from); m < std::min(count, to); m++)
+                if (edgeAt(first + m)) return true;
+            return false;
+        };
         int share = 0;
         for (int r = 0; r < count;) {
             int end = r;
             while (end < count && across(first + end)) end++;
             // lying across the side, not along it: the side itself shows just before and just after
-            auto edgeWithin = [&](int from, int to) {
-                for (int m = std::max(0, from); m < std::min(count, to); m++)
-                    if (edgeAt(first + m)) return true;
-                return false;
-            };
             if (end - r >= int(RUN) && edgeWithin(r - int(RUN), r) && edgeWithin(end, end + int(RUN))) {
                 for (int m = r; m < end; m++) hidden[i][m] = true;
                 share += end - r;
