@@ -227,17 +227,15 @@ def capsule(x0, y0, x1, y1, radius):
     return [(x + radius * math.cos(start + math.pi * k / 12), y + radius * math.sin(start + math.pi * k / 12))
             for x, y, start in ends for k in range(13)]
 
-def lay_over(outlines):
-    """Each (outline on the table's plane, RGB, shadow's offset in page pixels) drawn over the photo
-    as the camera sees it, after a soft shadow of it falling beside it (a third darker)."""
+def lay_over(outline, colour, offset):
+    """`outline` (on the table's plane) filled with `colour` over the photo as the camera sees it,
+    after a soft shadow of it (a third darker) falling `offset` page pixels beside it."""
     global table
     shade = Image.new("L", (W, H), 255)
-    for outline, _, offset in outlines:
-        ImageDraw.Draw(shade).polygon([view(x + offset, y + offset, distance) for x, y in outline], fill=170)
+    ImageDraw.Draw(shade).polygon([view(x + offset, y + offset, distance) for x, y in outline], fill=170)
     shade = shade.filter(ImageFilter.GaussianBlur(max(2, W // 300)))
     table = Image.composite(table, Image.new("RGB", (W, H), (0, 0, 0)), shade)
-    for outline, colour, _ in outlines:
-        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in outline], fill=colour)
+    ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in outline], fill=colour)
 
 if corners and (spec.get("pen") or spec.get("thumb")):
     mm = 120 / 25.4
@@ -253,9 +251,9 @@ if corners and (spec.get("pen") or spec.get("thumb")):
         cx, cy, nx, ny = crossing(side, at)
         turn = math.radians(turn)
         dx, dy = nx * math.cos(turn) - ny * math.sin(turn), nx * math.sin(turn) + ny * math.cos(turn)
-        half = 70 * mm
-        x0, y0, x1, y1 = cx - dx * half * 0.6, cy - dy * half * 0.6, cx + dx * half * 1.4, cy + dy * half * 1.4
-        lay_over([(capsule(x0, y0, x1, y1, 4.5 * mm), (35, 45, 110), 3 * mm)])
+        inside, outside = 42 * mm, 98 * mm  # of its 140 mm, on the sheet and beyond the side
+        x0, y0, x1, y1 = cx - dx * inside, cy - dy * inside, cx + dx * outside, cy + dy * outside
+        lay_over(capsule(x0, y0, x1, y1, 4.5 * mm), (35, 45, 110), 3 * mm)
         ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in capsule(x0, y0, x1, y1, 1.2 * mm)], fill=(95, 110, 185))
     if spec.get("thumb"):
         # A thumb reaching in over the side from beyond the frame: skin, a darker rim, the nail's paler tip.
@@ -263,7 +261,7 @@ if corners and (spec.get("pen") or spec.get("thumb")):
         cx, cy, nx, ny = crossing(side, at)
         tip = (cx - nx * 15 * mm, cy - ny * 15 * mm)
         far = (cx + nx * 2 * max(pw, ph), cy + ny * 2 * max(pw, ph))
-        lay_over([(capsule(*tip, *far, 10 * mm), (176, 122, 96), 4 * mm)])
+        lay_over(capsule(*tip, *far, 10 * mm), (176, 122, 96), 4 * mm)
         ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in capsule(*tip, *far, 8.5 * mm)], fill=(214, 160, 128))
         nail = (tip[0] + nx * 6 * mm, tip[1] + ny * 6 * mm)
         ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in capsule(*tip, *nail, 5 * mm)], fill=(232, 190, 170))
