@@ -41,19 +41,21 @@
 // beyond it, as a printed stripe is than paper, or with a dark band along one side and paper again
 // beyond it, and an edge running on past that side's corners (partOfLarger: a white card's stripe,
 // or a letter's part below a dark bar across it, the sheet's own outline too faint on a white
-// table).
+// table); and a blank page chosen gives way to a printed one beside it across its fold
+// (printedBeside: a notepad's blank facing page, lit more evenly than the page written on).
 // The photo comes whole (leptonica's pixels) and is reduced here as the prototype's decoder reduced
 // it (workingImage); decoding, EXIF, proportions and snapping are the Swift side's.
 //
 // 1. Photo: the working image smoothed, in Lab, grey and its gradients; a quarter-size Lab copy and
-//    texture for comparing regions.
+//    texture for comparing regions; where print is.
 // 2. Candidates, as quadrilaterals in working pixels: Canny edges at three scales, LSD lines paired
 //    into quadrilaterals, the outline of the bright, colourless region, and the print's outline
 //    swept out to the first edge beyond each of its sides.
 // 3. Each judged by the colour step along its four sides (one of them may be a fold instead); the
 //    best REFINED refitted to the edges.
 // 4. The best convincing one chosen (or a larger one holding it, or a convincing one framing it;
-//    none when it may be printed on a larger sheet), refined, joined with a convincing one in line
+//    none when it may be printed on a larger sheet; when it is a blank page, a printed one beside
+//    it across its fold), refined, joined with a convincing one in line
 //    beside it across a band (or its other part beyond a crease), its weak sides moved out to a
 //    better edge beyond, moved out over any band of sheet along a side (nothing taken when it
 //    is still part of a larger sheet), each side moved out to the edge's outermost stretch,
@@ -124,6 +126,8 @@ constexpr double AGAIN = 0.9;      // ... or paper again beyond a dark band outs
 constexpr double OCCLUDER = 20;    // how unlike both the paper and the table (Lab) a pen or a thumb over a side is
 constexpr double HIDDEN = 0.6;     // ... the most of a side it may hide (a thumb and its shadow over a card's short side)
 constexpr double OUTLIER = 4;      // ... its steps across the side, this many times the side's own median step
+constexpr double BLANK = 0.01;     // a page with less of its middle in print (Photo::ink) than this is blank
+constexpr double PRINTED = 0.05;   // ... and one with this much or more is printed
 constexpr double PI = CV_PI;
 double radians(double degrees) { return degrees * PI / 180; }
 
@@ -357,6 +361,7 @@ struct Photo {
     cv::Mat gx, gy;        // CV_32F, Sobel 3x3 of grey
     cv::Mat smallLab;      // lab at a quarter
     cv::Mat smallTexture;  // how much the grey level moves pixel to pixel (wood grain, cloth, print), at a quarter
+    cv::Mat ink;           // CV_8U, 255 where grey is INK darker than the mean around it (print)
 
     explicit Photo(const cv::Mat &rgb) : w(rgb.cols), h(rgb.rows), diagonal(std::hypot(rgb.cols, rgb.rows)) {
         cv::Mat smooth;
@@ -370,6 +375,8 @@ struct Photo {
         cv::Mat laplacian;
         cv::Laplacian(grey, laplacian, CV_32F);
         cv::resize(cv::abs(laplacian), smallTexture, quarter, 0, 0, cv::INTER_AREA);
+        const int block = std::max(15, std::min(w, h) / 20) | 1;
+        cv::adaptiveThreshold(grey, ink, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY_INV, block, INK);
     }
 };
 
@@ -1241,9 +1248,7 @@ std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
 /// letter's heading, logo, body and a box beside it (the body alone can lie further from a side
 /// than SWEEP; on a textured table the wider block runs into the grain, and nothing is swept).
 std::vector<Found> inkCandidates(const Photo &photo) {
-    const int block = std::max(15, std::min(photo.w, photo.h) / 20) | 1;
-    cv::Mat ink;
-    cv::adaptiveThreshold(photo.grey, ink, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY_INV, block, INK);
+    const cv::Mat &ink = photo.ink;
     std::vector<Found> out;
     for (int spread : {1, 3}) {
         const int gap = spread * std::max(5, std::min(photo.w, photo.h) / 50);
@@ -1813,6 +1818,56 @@ int choose(const std::vector<Candidate> &found, const Photo &photo, const Plausi
     if (framing < 0) return best;
     heldBack = best;
     return -1;
+}
+
+/// The share of the middle of `q` (shrunk to 0.8 about its centre: away from a fold's shadow, or
+/// table along a side fitted a little loose) that is print.
+double inkShare(const Photo &photo, const Quad &q) {
+    const Point centre = centreOf(q);
+    std::vector<cv::Point> corners;
+    for (const Point &p : q) {
+        const Point middle = centre + (p - centre) * 0.8;
+        corners.emplace_back(int(std::lround(middle.x)), int(std::lround(middle.y)));
+    }
+    cv::Mat mask = cv::Mat::zeros(photo.ink.size(), CV_8U), printed;
+    cv::fillConvexPoly(mask, corners, cv::Scalar(255));
+    const int all = cv::countNonZero(mask);
+    if (all == 0) return 0;
+    cv::bitwise_and(photo.ink, mask, printed);
+    return double(cv::countNonZero(printed)) / all;
+}
+
+/// Where the one chosen is a blank page (less than BLANK of its middle in print) and a printed one
+/// (PRINTED or more) lies beside it across one of its sides, that side its own fourth, its other
+/// three real edges (FRAMED): the printed one (its index in `found`; the best scored of several),
+/// else -1. An open notepad or book with a blank facing page: the blank page lies flatter and
+/// evenly lit, its fold in the shadow of the page written on, and scores higher; the page written
+/// on is what was photographed. Taking the blank page cut away the whole of it.
+int printedBeside(const std::vector<Candidate> &found, const Photo &photo, int chosen) {
+    const Quad &a = found[chosen].quad;
+    if (inkShare(photo, a) >= BLANK) return -1;
+    const double tolerance = 0.01 * photo.diagonal;
+    auto near = [&](Point p, Point q) { return std::hypot(p.x - q.x, p.y - q.y) <= tolerance; };
+    const Point centre = centreOf(a);
+    int printed = -1;
+    for (size_t j = 0; j < found.size(); j++) {
+        const Candidate &b = found[j];
+        if (printed >= 0 && b.score <= found[printed].score) continue;
+        bool beside = false;
+        for (int i = 0; i < 4 && !beside; i++) {
+            const Line side = lineThrough(a[i], a[(i + 1) % 4]);
+            const Point other = centreOf(b.quad);
+            if ((side.a * other.x + side.b * other.y - side.c) * (side.a * centre.x + side.b * centre.y - side.c) >= 0) continue;
+            for (int k = 0; k < 4 && !beside; k++) {
+                // b's side k along a's side i: a[i] meets b[k + 1], a[i + 1] meets b[k]
+                if (!near(a[i], b.quad[(k + 1) % 4]) || !near(a[(i + 1) % 4], b.quad[k])) continue;
+                beside = true;
+                for (int m = 0; m < 4; m++) beside = beside && (m == k || b.support[m] >= FRAMED);
+            }
+        }
+        if (beside && inkShare(photo, b.quad) >= PRINTED) printed = int(j);
+    }
+    return printed;
 }
 
 // --- a band of sheet outside a side ------------------------------------------------------------------
@@ -2681,6 +2736,13 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
     result->judged = int(found.size());
     int passedOver = -1, heldBack = -1, framing = -1;
     int chosen = choose(found, photo, plausible, passedOver, heldBack, framing);
+    if (chosen >= 0) {
+        const int printed = printedBeside(found, photo, chosen);
+        if (printed >= 0) {
+            chosen = printed;
+            found[chosen].source += "+printed";
+        }
+    }
     if (chosen >= 0 && found[chosen].source.find("refined") == std::string::npos) {
         // the one taken is refined too, even when it was not among the leaders
         const Candidate &best = found[chosen];

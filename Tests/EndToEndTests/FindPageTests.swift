@@ -518,6 +518,24 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 3: an open notepad, its blank left page lying flat in the light, the page
+    /// written on in the shade beside it. The blank page had the stronger edges all round and was
+    /// taken: the whole of the page written on was cut away. A blank page with a printed one beside
+    /// it across its fold, the printed one's other three sides real edges, gives way to the printed
+    /// one. (Drawn scenes 10/7 and 22/9 of bench/scenes.py: a Letter page on wood, an A5 on cloth.)
+    static var blankFacingPages: [[String: Any]] { [
+        ["size": [1600, 1200], "table": "wood", "angle": -19.3542, "tilt": 23.2654, "seed": 7, "fill": 0.4983, "shadow": true,
+         "paper": [216, 279], "facing": true],
+        ["size": [2000, 1500], "table": "cloth", "angle": -24.6621, "tilt": 13.7694, "seed": 9, "fill": 0.5467, "shadow": true,
+         "paper": [148, 210], "facing": true],
+    ] }
+
+    @Test(arguments: blankFacingPages.indices)
+    func theWrittenPageIsTakenOverTheBlankOneFacingIt(_ index: Int) throws {
+        let (drawn, cut, run) = try photographed(Self.blankFacingPages[index])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 3: the right page of a thick book, the edges of the pages beneath it showing
     /// beside its right side (its page block, lit: lighter than the page in the book's shade), on a
     /// cloth. The block's outer edge against the cloth is the strongest edge there, and the cut was
