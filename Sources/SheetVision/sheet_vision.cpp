@@ -7,7 +7,8 @@
 // pixels); nothing is taken when the best candidate may be printed on a larger sheet
 // (framedByMore); a side is moved out over a band of sheet printed along it (extend), the band's
 // outer edge stepping as the sheet's other sides do or, a dark header on a lighter table, the other
-// way (overBand; sought from nearer where the side steps the other way), one with a thin margin of
+// way, or else the nearest edge either way, a red header on a red checked cloth (overBand; sought
+// from nearer where the side steps the other way), one with a thin margin of
 // paper beyond it taken when convincing, however well the one chosen scored (marginBeyondBand); a
 // candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
 // the caller's geometry); a side counts a step below STEP where the colours either side of it are
@@ -1901,9 +1902,12 @@ std::optional<cv::Vec3f> stripColour(const Photo &photo, const Quad &q, int side
 /// the diagonal out, across which the lightness (`lx`, `ly`: its gradient) falls outward as it does
 /// across the sheet's other sides (`darkerOutside`) or rises (the opposite); none when less than half
 /// the side shows one. Lightness, not grey: the polarity is measured in it, and a coloured band may
-/// be lighter than the table in one and darker in the other.
+/// be lighter than the table in one and darker in the other. Without a polarity (nullopt), the
+/// nearest edge either way: a band on a two-tone cloth is lighter than one tone and darker than the
+/// other, its outer edge stepping both ways along it, and the cloth's own pattern beyond it steps
+/// more strongly than the band's edge either way.
 std::optional<Line> outerEdge(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Quad &q, int side,
-                              bool darkerOutside, int first) {
+                              std::optional<bool> darkerOutside, int first) {
     const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
     const Point n = s.normal;
     const int last = std::max(first + 1, int(BEYOND * photo.diagonal));
@@ -1912,14 +1916,23 @@ std::optional<Line> outerEdge(const Photo &photo, const cv::Mat &lx, const cv::M
     acrossSide(s, first, width, probeX, probeY);
     const cv::Mat gx = sample(lx, probeX, probeY, cv::BORDER_CONSTANT);
     const cv::Mat gy = sample(ly, probeX, probeY, cv::BORDER_CONSTANT);
-    const float sign = darkerOutside ? -1.0f : 1.0f;  // the gradient along the outward normal, signed
+    const float sign = darkerOutside.value_or(false) ? -1.0f : 1.0f;  // the gradient along the outward normal, signed
     std::vector<cv::Point2f> found;
     for (int r = 0; r < count; r++) {
         float strongest = EDGE;
         int at = -1;
         for (int j = 0; j < width; j++) {
             const float x = gx.at<float>(r, j), y = gy.at<float>(r, j);
-            const float across = sign * (x * float(n.x) + y * float(n.y)), along = std::abs(x * float(n.y) - y * float(n.x));
+            float across = sign * (x * float(n.x) + y * float(n.y));
+            const float along = std::abs(x * float(n.y) - y * float(n.x));
+            if (!darkerOutside) {  // the nearest aligned edge either way
+                across = std::abs(across);
+                if (across > 2 * along && across >= EDGE) {
+                    at = j;
+                    break;
+                }
+                continue;
+            }
             if (across > 2 * along && across > strongest) {  // the strongest aligned edge in reach, as refine() takes
                 strongest = across;
                 at = j;
@@ -1991,7 +2004,7 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool q
 /// edge is sought from `from` px out: FAR, past the side's own edge, or nearer where that steps the
 /// other way.
 std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Candidate &chosen, const Quad &q,
-                                  int i, const std::vector<cv::Vec3f> &table, bool darkerOutside, int from = FAR) {
+                                  int i, const std::vector<cv::Vec3f> &table, std::optional<bool> darkerOutside, int from = FAR) {
     const auto edge = outerEdge(photo, lx, ly, q, i, darkerOutside, from);
     if (!edge) return std::nullopt;
     std::array<Line, 4> lines;
@@ -1999,10 +2012,17 @@ std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const c
     const double width = std::abs(edge->a * (q[i].x + q[(i + 1) % 4].x) / 2 + edge->b * (q[i].y + q[(i + 1) % 4].y) / 2 - edge->c);
     const auto band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
     if (!band) return std::nullopt;
-    const bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
+    bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
+    if (!darkerOutside) {
+        // sought by the nearest edge, the band must be print: far darker than the sheet's paper, as
+        // a stripe is (paper beyond the side is more of a sheet `q` is printed on, and the nearest
+        // edge across it a line of its print)
+        const auto paper = lightestPaper(photo, q);
+        unlikeTable = unlikeTable && paper && (*band)[0] <= SHADE * *paper;
+    }
 #ifdef SHEET_DEBUG
     std::fprintf(stderr, "side %d: edge at %.1f px (%s outward), band %.0f %.0f %.0f, unlike table %d\n", i, width,
-                 darkerOutside ? "falling" : "rising", (*band)[0], (*band)[1], (*band)[2], unlikeTable);
+                 !darkerOutside ? "nearest" : *darkerOutside ? "falling" : "rising", (*band)[0], (*band)[1], (*band)[2], unlikeTable);
 #endif
     if (!unlikeTable) return std::nullopt;
     lines[i] = *edge;
@@ -2020,7 +2040,8 @@ std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const c
 #ifdef SHEET_DEBUG
     std::fprintf(stderr, "  continued %.2f %.2f\n", before, after);
 #endif
-    if (std::max(before, after) < CONTINUED) return std::nullopt;
+    // (sought by the nearest edge, both ends: that edge may be anything's that lies along the side)
+    if ((darkerOutside ? std::max(before, after) : std::min(before, after)) < CONTINUED) return std::nullopt;
     const auto wider = judge(photo, *corners, chosen.source + "+band");
 #ifdef SHEET_DEBUG
     if (wider) std::fprintf(stderr, "  wider score %.2f\n", wider->score);
@@ -2063,6 +2084,11 @@ bool marginBeyondBand(const Photo &photo, const Quad &q, const Quad &wider, int 
 /// dark cover beside its page (page08.jpg) has a lit rim at its outer edge, and taken for a band
 /// the cut would run 2.7 % of the diagonal outside the page. Nor where paper lies again beyond the
 /// band (paperBeyondBand): a bar printed across the sheet, `q` its part on one side of the bar.
+/// Where neither polarity makes a convincing band, the nearest edge beyond, either way, is tried as
+/// its outer edge, the band far darker than the paper (SHADE), as print is, and both neighbouring
+/// sides running on across it: a red header on a red and dark red checked cloth steps both ways
+/// along its outer edge, and the checks more strongly. (A grey strip along a page's side cropped
+/// close, with-graphics.jpg's, one side running on across it, took the corner off by 3 %.)
 Candidate extend(const Photo &photo, const Candidate &chosen) {
     Candidate best = chosen;
     cv::Mat lightness, lx, ly;
@@ -2100,6 +2126,15 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
                 const auto paper = lightestPaper(photo, q);
                 if (paper && !paperBeyondBand(photo, q, i, *paper)) wider = overBand(photo, lx, ly, chosen, q, i, table, fall <= 0);
             }
+        }
+        if (!wider || wider->score < ACCEPT) {
+            // the nearest edge beyond, either way: a red header on a red and dark red checked cloth;
+            // unless paper lies again beyond a dark band there (a bar printed across the sheet)
+            const auto paper = lightestPaper(photo, q);
+            const auto nearest = paper && paperBeyondBand(photo, q, i, *paper)
+                                     ? std::nullopt
+                                     : overBand(photo, lx, ly, chosen, q, i, table, std::nullopt, reversed ? NEAR : FAR);
+            if (nearest && (!wider || nearest->score > wider->score)) wider = nearest;
         }
         // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding
         // it), or with the sheet's paper just inside its new side (marginBeyondBand)
