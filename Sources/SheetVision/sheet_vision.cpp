@@ -2012,19 +2012,18 @@ std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const c
     const double width = std::abs(edge->a * (q[i].x + q[(i + 1) % 4].x) / 2 + edge->b * (q[i].y + q[(i + 1) % 4].y) / 2 - edge->c);
     const auto band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
     if (!band) return std::nullopt;
-    bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
-    if (!darkerOutside) {
-        // sought by the nearest edge, the band must be print: far darker than the sheet's paper, as
-        // a stripe is (paper beyond the side is more of a sheet `q` is printed on, and the nearest
-        // edge across it a line of its print)
-        const auto paper = lightestPaper(photo, q);
-        unlikeTable = unlikeTable && paper && (*band)[0] <= SHADE * *paper;
-    }
+    const bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
+    // sought by the nearest edge, the band must be print: far darker than the sheet's paper, as a
+    // stripe is (paper beyond the side is more of a sheet `q` is printed on, and the nearest edge
+    // across it a line of its print)
+    const auto paper = darkerOutside ? std::nullopt : lightestPaper(photo, q);
+    const bool print = darkerOutside || (paper && (*band)[0] <= SHADE * *paper);
 #ifdef SHEET_DEBUG
-    std::fprintf(stderr, "side %d: edge at %.1f px (%s outward), band %.0f %.0f %.0f, unlike table %d\n", i, width,
-                 !darkerOutside ? "nearest" : *darkerOutside ? "falling" : "rising", (*band)[0], (*band)[1], (*band)[2], unlikeTable);
+    std::fprintf(stderr, "side %d: edge at %.1f px (%s outward), band %.0f %.0f %.0f, unlike table %d, print %d\n", i, width,
+                 !darkerOutside ? "nearest" : *darkerOutside ? "falling" : "rising", (*band)[0], (*band)[1], (*band)[2], unlikeTable,
+                 print);
 #endif
-    if (!unlikeTable) return std::nullopt;
+    if (!unlikeTable || !print) return std::nullopt;
     lines[i] = *edge;
     const auto corners = cornersOf(lines);
     if (!corners) return std::nullopt;
