@@ -1854,10 +1854,10 @@ int printedBeside(const std::vector<Candidate> &found, const Photo &photo, int c
     for (size_t j = 0; j < found.size(); j++) {
         const Candidate &b = found[j];
         if (printed >= 0 && b.score <= found[printed].score) continue;
+        const Point other = centreOf(b.quad);
         bool beside = false;
         for (int i = 0; i < 4 && !beside; i++) {
             const Line side = lineThrough(a[i], a[(i + 1) % 4]);
-            const Point other = centreOf(b.quad);
             if ((side.a * other.x + side.b * other.y - side.c) * (side.a * centre.x + side.b * centre.y - side.c) >= 0) continue;
             for (int k = 0; k < 4 && !beside; k++) {
                 // b's side k along a's side i: a[i] meets b[k + 1], a[i + 1] meets b[k]
@@ -2002,9 +2002,11 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool q
 /// unlike each of `table`, the colours outside the other sides) and a neighbouring side's edge runs
 /// on across it; judged as `chosen`'s source with "+band". None where there is no such band. The
 /// edge is sought from `from` px out: FAR, past the side's own edge, or nearer where that steps the
-/// other way.
+/// other way. Without a polarity, the nearest edge either way, the band far darker than `paper`
+/// (the sheet's lightest) and both neighbouring sides running on across it.
 std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Candidate &chosen, const Quad &q,
-                                  int i, const std::vector<cv::Vec3f> &table, std::optional<bool> darkerOutside, int from = FAR) {
+                                  int i, const std::vector<cv::Vec3f> &table, std::optional<bool> darkerOutside, int from = FAR,
+                                  std::optional<float> paper = std::nullopt) {
     const auto edge = outerEdge(photo, lx, ly, q, i, darkerOutside, from);
     if (!edge) return std::nullopt;
     std::array<Line, 4> lines;
@@ -2013,10 +2015,9 @@ std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const c
     const auto band = stripColour(photo, q, i, NEAR / 2.0, width - NEAR / 2.0);
     if (!band) return std::nullopt;
     const bool unlikeTable = std::all_of(table.begin(), table.end(), [&](cv::Vec3f t) { return colourDistance(*band, t) >= STEP; });
-    // sought by the nearest edge, the band must be print: far darker than the sheet's paper, as a
+    // sought by the nearest edge, the band must be print: far darker than the sheet's `paper`, as a
     // stripe is (paper beyond the side is more of a sheet `q` is printed on, and the nearest edge
     // across it a line of its print)
-    const auto paper = darkerOutside ? std::nullopt : lightestPaper(photo, q);
     const bool print = darkerOutside || (paper && (*band)[0] <= SHADE * *paper);
 #ifdef SHEET_DEBUG
     std::fprintf(stderr, "side %d: edge at %.1f px (%s outward), band %.0f %.0f %.0f, unlike table %d, print %d\n", i, width,
@@ -2117,22 +2118,22 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
         const auto justInside = stripColour(photo, q, i, -FAR, -NEAR), justOutside = stripColour(photo, q, i, NEAR, FAR);
         const bool reversed = justInside && justOutside && ((*justInside)[0] - (*justOutside)[0]) * fall < 0 &&
                               std::abs((*justInside)[0] - (*justOutside)[0]) >= STEP;
+        // a dark band with paper again beyond it is a bar printed across the sheet, `q` its part on
+        // one side of the bar (held back as such: partOfLarger), not a header along its edge
+        const auto paper = lightestPaper(photo, q);
+        std::optional<bool> barred;
+        auto headerMayLieThere = [&] {
+            if (!barred) barred = paper && paperBeyondBand(photo, q, i, *paper);
+            return paper && !*barred;
+        };
         auto wider = overBand(photo, lx, ly, chosen, q, i, table, fall > 0, reversed ? NEAR : FAR);
         if (!wider || wider->score < ACCEPT - HOLD) {
-            if (justOutside && ((*justOutside)[0] > tableLightness) != (fall > 0)) {
-                // a dark band with paper again beyond it is a bar printed across the sheet, `q` its part
-                // on one side of the bar (held back as such: partOfLarger), not a header along its edge
-                const auto paper = lightestPaper(photo, q);
-                if (paper && !paperBeyondBand(photo, q, i, *paper)) wider = overBand(photo, lx, ly, chosen, q, i, table, fall <= 0);
-            }
+            if (justOutside && ((*justOutside)[0] > tableLightness) != (fall > 0) && headerMayLieThere())
+                wider = overBand(photo, lx, ly, chosen, q, i, table, fall <= 0);
         }
-        if (!wider || wider->score < ACCEPT) {
-            // the nearest edge beyond, either way: a red header on a red and dark red checked cloth;
-            // unless paper lies again beyond a dark band there (a bar printed across the sheet)
-            const auto paper = lightestPaper(photo, q);
-            const auto nearest = paper && paperBeyondBand(photo, q, i, *paper)
-                                     ? std::nullopt
-                                     : overBand(photo, lx, ly, chosen, q, i, table, std::nullopt, reversed ? NEAR : FAR);
+        if ((!wider || wider->score < ACCEPT) && headerMayLieThere()) {
+            // the nearest edge beyond, either way: a red header on a red and dark red checked cloth
+            const auto nearest = overBand(photo, lx, ly, chosen, q, i, table, std::nullopt, reversed ? NEAR : FAR, paper);
             if (nearest && (!wider || nearest->score > wider->score)) wider = nearest;
         }
         // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding
