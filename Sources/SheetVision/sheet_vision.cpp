@@ -90,9 +90,10 @@ namespace {
 
 constexpr double MIN_AREA = 0.05;  // a sheet covers at least this share of the photo
 constexpr double STEP = 10.0;      // colour difference across a side (Lab, OpenCV's 8-bit scale) that always counts as an edge
+constexpr double CHROMA = 0.5;     // what a unit of Lab's a or b counts for in an edge, against one of grey (colourGradient)
 constexpr double QUIET = 5.0;      // the least step that counts, where the colours either side hardly vary along the side
 constexpr double ABOVE_NOISE = 4;  // ... and how many times that variation the step must be
-constexpr float EDGE = 12.0f;      // the least grey gradient (Sobel 3x3 on 0-255) across a side where it is an edge
+constexpr float EDGE = 12.0f;      // the least gradient (Sobel 3x3 on 0-255: Photo::gx, gy) across a side where it is an edge
 constexpr int NEAR = 4, FAR = 10;  // the strips each side of an edge, in working pixels from it
 constexpr double REACH = 0.012;    // how far (share of the diagonal) a side may move when refitted to the edge
 constexpr size_t REFINED = 8;      // how many of the best candidates are refined
@@ -353,13 +354,40 @@ cv::Mat labOf(const cv::Mat &rgb) {
     return out;
 }
 
+/// The gradient (`gx`, `gy`, Sobel 3x3) where an edge is sought: of `grey`; and where grey shows
+/// none (less than EDGE), of the a or the b of `lab` (CV_32FC3, OpenCV's 8-bit scale) weighted by
+/// CHROMA, where that is stronger. Two colours can be equally light: a red header (200, 40, 30) is as
+/// grey as a brown table beside it, its outer edge no grey edge at all, and the sheet was cut along
+/// the header's inner edge, the header lost (34 of 240 drawn headed sheets were cut into, most of
+/// them so). Only where grey shows no edge: a lightness edge as it was is not traded for its colour's
+/// noise. Weighted by half: at full weight, a white page's edge on brown wood counted a pixel or two
+/// further off its line, in the chroma's tail, and an open notepad's top, carried on past its fold
+/// along the facing page's top (collinear within 11 px), ran on there (0.73 of it, 0.70 the least),
+/// and the fold was no side.
+void colourGradient(const cv::Mat &grey, const cv::Mat &lab, cv::Mat &gx, cv::Mat &gy) {
+    cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
+    cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
+    cv::Mat magnitude = gx.mul(gx) + gy.mul(gy), channels[3];
+    const cv::Mat noGreyEdge = magnitude < EDGE * EDGE;
+    cv::split(lab, channels);
+    for (int c = 1; c < 3; c++) {
+        cv::Mat cx, cy;
+        cv::Sobel(channels[c], cx, CV_32F, 1, 0, 3, CHROMA);
+        cv::Sobel(channels[c], cy, CV_32F, 0, 1, 3, CHROMA);
+        const cv::Mat m = cx.mul(cx) + cy.mul(cy), stronger = (m > magnitude) & noGreyEdge;
+        cx.copyTo(gx, stronger);
+        cy.copyTo(gy, stronger);
+        m.copyTo(magnitude, stronger);
+    }
+}
+
 /// The working image and what every candidate's evidence is read from.
 struct Photo {
     int w, h;
     double diagonal;
     cv::Mat lab;           // CV_32FC3, of the 3x3-smoothed image
     cv::Mat grey;          // CV_8U, of the 3x3-smoothed image
-    cv::Mat gx, gy;        // CV_32F, Sobel 3x3 of grey
+    cv::Mat gx, gy;        // CV_32F, Sobel 3x3 of grey, or of Lab's a or b where that is stronger (colourGradient)
     cv::Mat smallLab;      // lab at a quarter
     cv::Mat smallTexture;  // how much the grey level moves pixel to pixel (wood grain, cloth, print), at a quarter
     cv::Mat ink;           // CV_8U, 255 where grey is INK darker than the mean around it (print)
@@ -369,8 +397,7 @@ struct Photo {
         cv::GaussianBlur(rgb, smooth, cv::Size(3, 3), 0);
         labOf(smooth).convertTo(lab, CV_32F);
         cv::cvtColor(smooth, grey, cv::COLOR_RGB2GRAY);
-        cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
-        cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
+        colourGradient(grey, lab, gx, gy);
         const cv::Size quarter(std::max(1, w / 4), std::max(1, h / 4));
         cv::resize(lab, smallLab, quarter, 0, 0, cv::INTER_AREA);
         cv::Mat laplacian;
@@ -1175,8 +1202,8 @@ std::vector<Found> lineCandidates(const Photo &photo) {
 
 /// Each side of `seed` moved out to the first edge beyond it: per point along the side, the nearest
 /// offset (from 3 px out, past the print's own edges, to the frame or SWEEP of the diagonal) where
-/// the grey gradient runs across the side and stands out from the row's own (NOISE times its median,
-/// at least EDGE / 2), past any dark band of print with the paper beyond it; a line fitted to those
+/// the gradient (Photo::gx, gy) runs across the side and stands out from the row's own (NOISE times
+/// its median, at least EDGE / 2), past any dark band of print with the paper beyond it; a line fitted to those
 /// points and moved out to enclose them (enclosing, up to REACH, as refine's envelope: a torn end
 /// rising to its corner beyond the line stays whole). None when a side finds an edge along less
 /// than a third of it. A faint edge (white paper on a white table) is found from inside, before any
@@ -1956,8 +1983,8 @@ double colourDistance(cv::Vec3f u, cv::Vec3f v) { return cv::norm(u - v); }
 
 /// The share of the stretch from `a` to `b` (nothing trimmed) where the sheet's edge runs: the colour
 /// steps by STEP or more (with `quiet`, by what stepNeeded asks where the strips' colours are quiet)
-/// between the strips NEAR..FAR inside and outside (away from `centre`) and a grey edge runs along
-/// it, as evidence() asks of a side.
+/// between the strips NEAR..FAR inside and outside (away from `centre`) and an edge (Photo::gx, gy)
+/// runs along it, as evidence() asks of a side.
 double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool quiet) {
     const Point d = b - a;
     const double length = std::hypot(d.x, d.y);
@@ -2740,6 +2767,47 @@ void curlFeet(const Photo &photo, Bends &bends) {
     }
 }
 
+/// `c` refined (refine), unless it was among the leaders refined already or refining makes it
+/// weaker.
+Candidate refined(const Photo &photo, const Candidate &c) {
+    if (c.source.find("refined") != std::string::npos) return c;
+    const auto out = judge(photo, refine(photo, c.quad), c.source + "+refined");
+    return out && out->score >= std::min(ACCEPT, c.score - 0.02) ? *out : c;
+}
+
+/// `c` joined with the parts of the sheet beside it and moved out over any band of sheet along its
+/// sides: what the one chosen is taken as.
+Candidate grown(const Photo &photo, const std::vector<Candidate> &found, const Candidate &c) {
+    return enclose(photo, outToEdge(photo, join(photo, found, c)));
+}
+
+/// The sheet that `found[heldBack]`, held back as part of a larger sheet (partOfLarger, or framed by
+/// a larger candidate that is not convincing: framedByMore), belongs to, where the rest of it is a
+/// convincing candidate beside it: the best of the next REFINED convincing candidates, the part
+/// not holding them, that grown (refined, then as the one chosen is) holds the part and is no part
+/// of a larger sheet itself. Its index (refined in `found`, as the one chosen is) and what it grew
+/// to. A header band is convincing in its own
+/// right where its colour is unlike the table's (a navy band on brown wood, as light as the wood),
+/// and it may beat the page it heads by a little: taken first, it was held back (the page's paper
+/// beyond it), and bowed, its short sides could not say that the page runs on from them (join), so
+/// the photo was left whole. The page, grown over the band, takes the header in.
+std::optional<std::pair<int, Candidate>> grownOver(const Photo &photo, std::vector<Candidate> &found, int heldBack) {
+    const Quad part = found[heldBack].quad;
+    const double slack = 0.01 * photo.diagonal;
+    std::vector<size_t> ranked;
+    for (size_t i = 0; i < found.size(); i++)
+        if (found[i].score >= ACCEPT && int(i) != heldBack && !contains(part, found[i].quad, slack)) ranked.push_back(i);
+    std::stable_sort(ranked.begin(), ranked.end(), [&](size_t i, size_t j) { return found[i].score > found[j].score; });
+    if (ranked.size() > REFINED) ranked.resize(REFINED);
+    for (size_t i : ranked) {
+        const Candidate rest = refined(photo, found[i]), whole = grown(photo, found, rest);
+        if (!contains(whole.quad, part, slack) || partOfLarger(photo, whole.quad)) continue;
+        found[i] = rest;
+        return std::make_pair(int(i), whole);
+    }
+    return std::nullopt;
+}
+
 /// Each side moved outward by `by` pixels; the corners where the moved sides meet.
 Quad widen(const Quad &q, double by) {
     const Point centre = centreOf(q);
@@ -2778,21 +2846,24 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
             found[chosen].source += "+printed";
         }
     }
-    if (chosen >= 0 && found[chosen].source.find("refined") == std::string::npos) {
-        // the one taken is refined too, even when it was not among the leaders
-        const Candidate &best = found[chosen];
-        const auto refined = judge(photo, refine(photo, best.quad), best.source + "+refined");
-        // in the list in place of its unrefined self, so that the list shows what was taken
-        if (refined && refined->score >= std::min(ACCEPT, best.score - 0.02)) found[chosen] = *refined;
-    }
+    // the one taken is refined too, even when it was not among the leaders: in the list in place of
+    // its unrefined self, so that the list shows what was taken
+    if (chosen >= 0) found[chosen] = refined(photo, found[chosen]);
     std::optional<Candidate> enclosed;
     if (chosen >= 0) {
-        enclosed = enclose(photo, outToEdge(photo, join(photo, found, found[chosen])));
+        enclosed = grown(photo, found, found[chosen]);
         // joined and moved out over any band of sheet, still part of a larger sheet whose own
         // outline is not found (a stripe across a card): nothing is taken, rather than that part
         if (partOfLarger(photo, enclosed->quad)) {
             heldBack = chosen;
             chosen = -1;
+        }
+    }
+    if (chosen < 0 && heldBack >= 0) {
+        // unless the rest of that sheet lies beside it and grows over it
+        if (auto rest = grownOver(photo, found, heldBack)) {
+            chosen = rest->first;
+            enclosed = rest->second;
         }
     }
     if (chosen >= 0) {

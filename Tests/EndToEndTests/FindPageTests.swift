@@ -493,6 +493,29 @@ import Testing
         }
     }
 
+    /// Issue 42, point 3: an A4 page with a red header band along its top, bowed a little, on brown
+    /// wood. The red is as grey as the wood, so its outer edge was no grey edge at all: the page was
+    /// cut along the header's inner edge, its top corners about 75 px inside the page and the header
+    /// lost. An edge is now also where the colour turns (Lab's a or b), as lightness does.
+    @Test func aRedHeaderAsGreyAsTheWoodIsNotCutOff() throws {
+        let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": -6.156, "tilt": 1.012, "seed": 11,
+                                                  "fill": 0.8061, "paper": [210, 297], "band": [0, 0.0624], "band_colour": [200, 40, 30],
+                                                  "bow": 0.0253])
+        expectCutAlong(drawn, cut, run)
+    }
+
+    /// Issue 42, point 3: an A4 page with a navy header band along its top, bowed, on brown wood as
+    /// light as the navy. Its colour makes the band a convincing candidate of its own, a little better
+    /// supported than the page below it; taken first, it was held back as part of a larger sheet (the
+    /// page's paper beyond it), and the photo was left whole. The page, grown over the band, is now
+    /// taken in its place.
+    @Test func aHeaderBandConvincingItselfIsTakenWithItsPage() throws {
+        let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": 0.474, "tilt": 2.862, "seed": 19,
+                                                  "fill": 0.9210, "paper": [210, 297], "band": [0, 0.0918], "band_colour": [30, 40, 90],
+                                                  "bow": 0.0252])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 3: an A4 letter with a navy header band printed 2 % below its top edge, on dark
     /// wood, tilted. The band's lower edge is the strongest straight edge near the top. Widened over
     /// the band out to the page's top edge, the candidate scored 0.81: the evidence along that side
