@@ -2860,10 +2860,11 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         }
     }
     if (chosen < 0 && heldBack >= 0) {
-        // unless the rest of that sheet lies beside it and grows over it
+        // unless the rest of that sheet lies beside it and grows over it: then nothing was held back
         if (auto rest = grownOver(photo, found, heldBack)) {
             chosen = rest->first;
             enclosed = rest->second;
+            heldBack = framing = -1;
         }
     }
     if (chosen >= 0) {
