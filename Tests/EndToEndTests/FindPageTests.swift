@@ -196,6 +196,20 @@ import Testing
         #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the sheet \(drawn)")
     }
 
+    /// The photo was cut around the drawn sheet, a little looser where its sides bow (the cut along
+    /// the curves they are followed by, or enclosing a bow too slight to follow): every corner within
+    /// 2 % of the diagonal (2,500 px) of the drawn one, and none of the sheet outside the cut.
+    func expectCutAround(_ drawn: [[Double]], _ cut: [[Double]]?, _ run: Run) {
+        guard let cut else {
+            Issue.record("the photo was left whole: \(run.stdout)")
+            return
+        }
+        for (found, truth) in zip(cut, drawn) {
+            #expect(hypot(found[0] - truth[0], found[1] - truth[1]) < 0.02 * 2500, "cut at \(found), the corner is at \(truth)")
+        }
+        #expect(drawn.allSatisfy { Self.inside($0, cut) }, "the cut \(cut) leaves out part of the sheet \(drawn)")
+    }
+
     /// Issue 42, point 1: a white sheet on a smooth light table steps by about 7 in colour along its
     /// sides, below the 10 that counts on wood or cloth, whose colours move by as much from one point
     /// to the next. Where the table and the paper are that quiet, the step counts: the sheet is found.
@@ -441,12 +455,15 @@ import Testing
     /// nearly filling the photo (as a textbook's page cropped close). The band's lower edge is the
     /// strongest straight edge near the top; the band is taken into the sheet only where a side's
     /// edge runs on across it, and a bowed side's chord, carried on, passes its edge by a few pixels
-    /// there. Sought only along the chord, the header was cut off.
+    /// there. Sought only along the chord, the header was cut off. The page's right side bows by
+    /// less than its trace shows as a bow (an 8-point stretch of the wood's edge just outside it, at
+    /// the header's corner, flattens the hull), so that side is enclosed straight: the cut is up to
+    /// 1.2 % looser there than the drawn corners.
     @Test func aHeaderAlongABowedPageIsNotCutOff() throws {
         let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": 2.57, "tilt": 4.74, "seed": 15,
                                                   "fill": 0.815, "paper": [216, 279], "band": [0, 0.0873], "band_colour": [200, 40, 30],
                                                   "bow": 0.018])
-        expectCutAlong(drawn, cut, run)
+        expectCutAround(drawn, cut, run)
     }
 
     /// Issue 42, point 3: a page with a dark blue header band along its top on a wooden table, nearly
@@ -486,33 +503,29 @@ import Testing
         let (drawn, cut, run) = try photographed(["size": [1500, 2000], "table": "cloth", "angle": 0.0657, "tilt": 0.258, "seed": 24,
                                                   "fill": 0.8918, "paper": [216, 279], "band": [0, 0.094], "band_colour": [200, 40, 30],
                                                   "bow": 0.0089])
-        let taken = try #require(cut, "the photo was left whole: \(run.stdout)")
-        #expect(drawn.allSatisfy { Self.inside($0, taken) }, "the cut \(taken) leaves out part of the page \(drawn)")
-        for (found, truth) in zip(taken, drawn) {
-            #expect(hypot(found[0] - truth[0], found[1] - truth[1]) < 0.02 * 2500, "cut at \(found), the corner is at \(truth)")
-        }
+        expectCutAround(drawn, cut, run)
     }
 
-    /// Issue 42, point 3: an A4 page with a red header band along its top, bowed a little, on brown
-    /// wood. The red is as grey as the wood, so its outer edge was no grey edge at all: the page was
-    /// cut along the header's inner edge, its top corners about 75 px inside the page and the header
-    /// lost. An edge is now also where the colour turns (Lab's a or b), as lightness does.
-    @Test func aRedHeaderAsGreyAsTheWoodIsNotCutOff() throws {
-        let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": -6.156, "tilt": 1.012, "seed": 11,
-                                                  "fill": 0.8061, "paper": [210, 297], "band": [0, 0.0624], "band_colour": [200, 40, 30],
-                                                  "bow": 0.0253])
-        expectCutAlong(drawn, cut, run)
-    }
+    /// Issue 42, point 3: pages with a coloured header band along the top, bowed a little, on brown
+    /// wood as light as the header (drawn scenes 2/11 and 3/19 of `bench/scenes.py --family
+    /// headed-sheets`).
+    /// - A red header (200, 40, 30) is as grey as the wood, so its outer edge was no grey edge at all:
+    ///   the page was cut along the header's inner edge, its top corners about 75 px inside the page,
+    ///   and the header lost. An edge is now also where the colour turns (Lab's a or b).
+    /// - A navy header's colour then makes the band a convincing candidate of its own, a little better
+    ///   supported than the page below it; taken first, it was held back as part of a larger sheet
+    ///   (the page's paper beyond it), and the photo was left whole. The page, grown over the band, is
+    ///   now taken in its place.
+    static var headersAsLightAsTheWood: [[String: Any]] { [
+        ["size": [1200, 1600], "table": "wood", "angle": -6.156, "tilt": 1.012, "seed": 11, "fill": 0.8061, "paper": [210, 297],
+         "band": [0, 0.0624], "band_colour": [200, 40, 30], "bow": 0.0253],
+        ["size": [1200, 1600], "table": "wood", "angle": 0.474, "tilt": 2.862, "seed": 19, "fill": 0.9210, "paper": [210, 297],
+         "band": [0, 0.0918], "band_colour": [30, 40, 90], "bow": 0.0252],
+    ] }
 
-    /// Issue 42, point 3: an A4 page with a navy header band along its top, bowed, on brown wood as
-    /// light as the navy. Its colour makes the band a convincing candidate of its own, a little better
-    /// supported than the page below it; taken first, it was held back as part of a larger sheet (the
-    /// page's paper beyond it), and the photo was left whole. The page, grown over the band, is now
-    /// taken in its place.
-    @Test func aHeaderBandConvincingItselfIsTakenWithItsPage() throws {
-        let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": 0.474, "tilt": 2.862, "seed": 19,
-                                                  "fill": 0.9210, "paper": [210, 297], "band": [0, 0.0918], "band_colour": [30, 40, 90],
-                                                  "bow": 0.0252])
+    @Test(arguments: headersAsLightAsTheWood.indices)
+    func aHeaderAsLightAsTheWoodIsTakenWithItsPage(_ index: Int) throws {
+        let (drawn, cut, run) = try photographed(Self.headersAsLightAsTheWood[index])
         expectCutAlong(drawn, cut, run)
     }
 
