@@ -458,7 +458,7 @@ import Testing
     /// there. Sought only along the chord, the header was cut off. The page's right side bows by
     /// less than its trace shows as a bow (an 8-point stretch of the wood's edge just outside it, at
     /// the header's corner, flattens the hull), so that side is enclosed straight: the cut is up to
-    /// 1.2 % looser there than the drawn corners.
+    /// 1.5 % of the diagonal looser there than the drawn corners.
     @Test func aHeaderAlongABowedPageIsNotCutOff() throws {
         let (drawn, cut, run) = try photographed(["size": [1200, 1600], "table": "wood", "angle": 2.57, "tilt": 4.74, "seed": 15,
                                                   "fill": 0.815, "paper": [216, 279], "band": [0, 0.0873], "band_colour": [200, 40, 30],
