@@ -387,7 +387,7 @@ struct Photo {
     double diagonal;
     cv::Mat lab;           // CV_32FC3, of the 3x3-smoothed image
     cv::Mat grey;          // CV_8U, of the 3x3-smoothed image
-    cv::Mat gx, gy;        // CV_32F, Sobel 3x3 of grey, or of Lab's a or b where that is stronger (colourGradient)
+    cv::Mat gx, gy;        // CV_32F, Sobel 3x3 of grey, or of Lab's a or b where grey shows no edge (colourGradient)
     cv::Mat smallLab;      // lab at a quarter
     cv::Mat smallTexture;  // how much the grey level moves pixel to pixel (wood grain, cloth, print), at a quarter
     cv::Mat ink;           // CV_8U, 255 where grey is INK darker than the mean around it (print)
@@ -1203,9 +1203,9 @@ std::vector<Found> lineCandidates(const Photo &photo) {
 /// Each side of `seed` moved out to the first edge beyond it: per point along the side, the nearest
 /// offset (from 3 px out, past the print's own edges, to the frame or SWEEP of the diagonal) where
 /// the gradient (Photo::gx, gy) runs across the side and stands out from the row's own (NOISE times
-/// its median, at least EDGE / 2), past any dark band of print with the paper beyond it; a line fitted to those
-/// points and moved out to enclose them (enclosing, up to REACH, as refine's envelope: a torn end
-/// rising to its corner beyond the line stays whole). None when a side finds an edge along less
+/// its median, at least EDGE / 2), past any dark band of print with the paper beyond it; a line
+/// fitted to those points and moved out to enclose them (enclosing, up to REACH, as refine's
+/// envelope: a torn end rising to its corner beyond the line stays whole). None when a side finds an edge along less
 /// than a third of it. A faint edge (white paper on a white table) is found from inside, before any
 /// stronger one further out; what is taken is then judged like every other candidate.
 std::optional<Quad> sweptOut(const Photo &photo, const Quad &seed) {
@@ -2783,14 +2783,14 @@ Candidate grown(const Photo &photo, const std::vector<Candidate> &found, const C
 
 /// The sheet that `found[heldBack]`, held back as part of a larger sheet (partOfLarger, or framed by
 /// a larger candidate that is not convincing: framedByMore), belongs to, where the rest of it is a
-/// convincing candidate beside it: the best of the next REFINED convincing candidates, the part
-/// not holding them, that grown (refined, then as the one chosen is) holds the part and is no part
-/// of a larger sheet itself. Its index (refined in `found`, as the one chosen is) and what it grew
-/// to. A header band is convincing in its own
-/// right where its colour is unlike the table's (a navy band on brown wood, as light as the wood),
-/// and it may beat the page it heads by a little: taken first, it was held back (the page's paper
-/// beyond it), and bowed, its short sides could not say that the page runs on from them (join), so
-/// the photo was left whole. The page, grown over the band, takes the header in.
+/// convincing candidate beside it. Of the REFINED best convincing candidates other than the part
+/// and not inside it, the first that, grown (refined, then as the one chosen is), holds the part
+/// and is no part of a larger sheet itself: its index (refined in `found`, as the one chosen is)
+/// and what it grew to. A header band is convincing in its own right where its colour is unlike the
+/// table's (a navy band on brown wood, as light as the wood), and it may beat the page it heads by
+/// a little: taken first, it was held back (the page's paper beyond it), and bowed, its short sides
+/// could not say that the page runs on from them (join), so the photo was left whole. The page,
+/// grown over the band, takes the header in.
 std::optional<std::pair<int, Candidate>> grownOver(const Photo &photo, std::vector<Candidate> &found, int heldBack) {
     const Quad part = found[heldBack].quad;
     const double slack = 0.01 * photo.diagonal;
