@@ -388,6 +388,7 @@ struct Photo {
     cv::Mat lab;           // CV_32FC3, of the 3x3-smoothed image
     cv::Mat grey;          // CV_8U, of the 3x3-smoothed image
     cv::Mat gx, gy;        // CV_32F, Sobel 3x3 of grey, or of Lab's a or b where grey shows no edge (colourGradient)
+    cv::Mat lx, ly;        // CV_32F, Sobel 3x3 of lab's lightness (the polarity of a band's outer edge: outerEdge)
     cv::Mat smallLab;      // lab at a quarter
     cv::Mat smallTexture;  // how much the grey level moves pixel to pixel (wood grain, cloth, print), at a quarter
     cv::Mat ink;           // CV_8U, 255 where grey is INK darker than the mean around it (print)
@@ -398,6 +399,10 @@ struct Photo {
         labOf(smooth).convertTo(lab, CV_32F);
         cv::cvtColor(smooth, grey, cv::COLOR_RGB2GRAY);
         colourGradient(grey, lab, gx, gy);
+        cv::Mat lightness;
+        cv::extractChannel(lab, lightness, 0);
+        cv::Sobel(lightness, lx, CV_32F, 1, 0, 3);
+        cv::Sobel(lightness, ly, CV_32F, 0, 1, 3);
         const cv::Size quarter(std::max(1, w / 4), std::max(1, h / 4));
         cv::resize(lab, smallLab, quarter, 0, 0, cv::INTER_AREA);
         cv::Mat laplacian;
@@ -1926,23 +1931,22 @@ std::optional<cv::Vec3f> stripColour(const Photo &photo, const Quad &q, int side
 }
 
 /// A straight edge outside side `side` of `q`, nearly parallel to it, between `first` px and BEYOND of
-/// the diagonal out, across which the lightness (`lx`, `ly`: its gradient) falls outward as it does
+/// the diagonal out, across which the lightness (Photo::lx, ly: its gradient) falls outward as it does
 /// across the sheet's other sides (`darkerOutside`) or rises (the opposite); none when less than half
 /// the side shows one. Lightness, not grey: the polarity is measured in it, and a coloured band may
 /// be lighter than the table in one and darker in the other. Without a polarity (nullopt), the
 /// nearest edge either way: a band on a two-tone cloth is lighter than one tone and darker than the
 /// other, its outer edge stepping both ways along it, and the cloth's own pattern beyond it steps
 /// more strongly than the band's edge either way.
-std::optional<Line> outerEdge(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Quad &q, int side,
-                              std::optional<bool> darkerOutside, int first) {
+std::optional<Line> outerEdge(const Photo &photo, const Quad &q, int side, std::optional<bool> darkerOutside, int first) {
     const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.12);
     const Point n = s.normal;
     const int last = std::max(first + 1, int(BEYOND * photo.diagonal));
     const int count = int(s.points.size()), width = last - first + 1;
     cv::Mat probeX, probeY;
     acrossSide(s, first, width, probeX, probeY);
-    const cv::Mat gx = sample(lx, probeX, probeY, cv::BORDER_CONSTANT);
-    const cv::Mat gy = sample(ly, probeX, probeY, cv::BORDER_CONSTANT);
+    const cv::Mat gx = sample(photo.lx, probeX, probeY, cv::BORDER_CONSTANT);
+    const cv::Mat gy = sample(photo.ly, probeX, probeY, cv::BORDER_CONSTANT);
     const float sign = darkerOutside.value_or(false) ? -1.0f : 1.0f;  // the gradient along the outward normal, signed
     std::vector<cv::Point2f> found;
     for (int r = 0; r < count; r++) {
@@ -2031,10 +2035,9 @@ double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool q
 /// edge is sought from `from` px out: FAR, past the side's own edge, or nearer where that steps the
 /// other way. Without a polarity, the nearest edge either way, the band far darker than `paper`
 /// (the sheet's lightest) and both neighbouring sides running on across it.
-std::optional<Candidate> overBand(const Photo &photo, const cv::Mat &lx, const cv::Mat &ly, const Candidate &chosen, const Quad &q,
-                                  int i, const std::vector<cv::Vec3f> &table, std::optional<bool> darkerOutside, int from = FAR,
-                                  std::optional<float> paper = std::nullopt) {
-    const auto edge = outerEdge(photo, lx, ly, q, i, darkerOutside, from);
+std::optional<Candidate> overBand(const Photo &photo, const Candidate &chosen, const Quad &q, int i, const std::vector<cv::Vec3f> &table,
+                                  std::optional<bool> darkerOutside, int from = FAR, std::optional<float> paper = std::nullopt) {
+    const auto edge = outerEdge(photo, q, i, darkerOutside, from);
     if (!edge) return std::nullopt;
     std::array<Line, 4> lines;
     for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
@@ -2118,10 +2121,6 @@ bool marginBeyondBand(const Photo &photo, const Quad &q, const Quad &wider, int 
 /// close, with-graphics.jpg's, one side running on across it, took the corner off by 3 %.)
 Candidate extend(const Photo &photo, const Candidate &chosen) {
     Candidate best = chosen;
-    cv::Mat lightness, lx, ly;
-    cv::extractChannel(photo.lab, lightness, 0);
-    cv::Sobel(lightness, lx, CV_32F, 1, 0, 3);
-    cv::Sobel(lightness, ly, CV_32F, 0, 1, 3);
     for (int i = 0; i < 4; i++) {
         const Quad &q = best.quad;
         // the table outside the other sides, where the photo shows it, and the sheet's polarity there:
@@ -2153,14 +2152,14 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
             if (!barred) barred = paper && paperBeyondBand(photo, q, i, *paper);
             return paper && !*barred;
         };
-        auto wider = overBand(photo, lx, ly, chosen, q, i, table, fall > 0, reversed ? NEAR : FAR);
+        auto wider = overBand(photo, chosen, q, i, table, fall > 0, reversed ? NEAR : FAR);
         if (!wider || wider->score < ACCEPT - HOLD) {
             if (justOutside && ((*justOutside)[0] > tableLightness) != (fall > 0) && headerMayLieThere())
-                wider = overBand(photo, lx, ly, chosen, q, i, table, fall <= 0);
+                wider = overBand(photo, chosen, q, i, table, fall <= 0);
         }
         if ((!wider || wider->score < ACCEPT) && headerMayLieThere()) {
             // the nearest edge beyond, either way: a red header on a red and dark red checked cloth
-            const auto nearest = overBand(photo, lx, ly, chosen, q, i, table, std::nullopt, reversed ? NEAR : FAR, paper);
+            const auto nearest = overBand(photo, chosen, q, i, table, std::nullopt, reversed ? NEAR : FAR, paper);
             if (nearest && (!wider || nearest->score > wider->score)) wider = nearest;
         }
         // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding
