@@ -5,8 +5,8 @@ import TrapperCore
 
 /// Sends what the outbox holds: a thread per subscriber, each taking its events oldest first, so
 /// a slow or unreachable subscriber delays only its own events and never a capture. An event
-/// leaves `pending/` only once it is delivered (a crash before then sends it again, with the same
-/// key) or refused for good (to `failed/`). Retries wait 1 s, 2 s, 4 s, ... up to the
+/// leaves `pending/` only once it is delivered (to `sent/`; a crash before then sends it again,
+/// with the same key) or refused for good (to `failed/`). Retries wait 1 s, 2 s, 4 s, ... up to the
 /// subscriber's `backoff_max`; the waits are kept in memory, so a restart tries again at once.
 public final class EventDelivery: @unchecked Sendable {
     private let condition = NSCondition()
@@ -160,7 +160,7 @@ public final class EventDelivery: @unchecked Sendable {
             }
             switch attempt {
             case .delivered(let said):
-                do { try outbox.files.remove(path) } catch {
+                do { try outbox.sent(path, subscriber: name) } catch {
                     // Sent again after a restart, with its key: the receiver can tell.
                     log.log(.error, "pdftrapper: notify \(name): event \(key) was delivered but stays queued: \(error)")
                     sent.insert(file)

@@ -10,9 +10,11 @@ import TrapperCore
 ///     outbox/pending/SUBSCRIBER/SEQ-KEY.json   waiting: the event's bytes, as every retry sends them
 ///     outbox/failed/SUBSCRIBER/SEQ-KEY.json    refused for good (a 4xx answer), and beside it
 ///     outbox/failed/SUBSCRIBER/SEQ-KEY.answer  what the subscriber answered
+///     outbox/sent/SUBSCRIBER/SEQ-KEY.json      delivered: the last `sentKept` to twice that of them
 ///
 /// SEQ (nanoseconds since 1970) keeps a subscriber's events in the order they happened; KEY is the
-/// event's idempotency key, so an event made again after a crash is not queued twice.
+/// event's idempotency key, so an event made again after a crash is not queued twice, even once it
+/// has been delivered (an input quarantined again, after a kill, by the next start).
 public struct EventOutbox: Sendable {
     public let folder: String
     public let subscribers: [Subscriber]
@@ -46,10 +48,15 @@ public struct EventOutbox: Sendable {
 
     public func pendingFolder(_ subscriber: String) -> String { "\(folder)/pending/\(subscriber)" }
     public func failedFolder(_ subscriber: String) -> String { "\(folder)/failed/\(subscriber)" }
+    func sentFolder(_ subscriber: String) -> String { "\(folder)/sent/\(subscriber)" }
+    /// How many delivered events a subscriber's `sent/` keeps at least: far more than a start can
+    /// make again (the inputs a killed daemon left in their claims).
+    static let sentKept = 256
 
     /// Queues the event for every subscriber that wants it; returns how many. `once`: it may be
-    /// queued already (made again after a crash, or an input taken again): then it is not queued
-    /// twice. (Only then are the folders listed, so a long queue never slows a capture down.)
+    /// queued or delivered already (made again after a crash, or an input taken again): then it is
+    /// not queued twice. (Only then are the folders listed, so a long queue never slows a capture
+    /// down.)
     @discardableResult
     public func emit(_ event: OutboundEvent, once: Bool = false) throws(Durable.Failure) -> Int {
         let body = Data(event.body)
@@ -58,8 +65,9 @@ public struct EventOutbox: Sendable {
             let pending = pendingFolder(subscriber.name)
             try files.makeFolder(pending)
             let suffix = "-\(event.key).json"
-            if once, names(pending).contains(where: { $0.hasSuffix(suffix) })
-                || names(failedFolder(subscriber.name)).contains(where: { $0.hasSuffix(suffix) }) { continue }
+            if once, [pending, failedFolder(subscriber.name), sentFolder(subscriber.name)].contains(where: { folder in
+                names(folder).contains { $0.hasSuffix(suffix) }
+            }) { continue }
             try files.replace("\(pending)/\(Self.sequence())\(suffix)", with: body)
             queued += 1
         }
@@ -157,6 +165,17 @@ extension EventOutbox {
         let name = (path as NSString).lastPathComponent
         try files.replace("\(failed)/\(name.dropLast(5)).answer", with: Data(answer.utf8))
         _ = try files.move(path, to: "\(failed)/\(name)")
+    }
+
+    /// A delivered event out of `pending/` into `sent/`, where `emit(once:)` finds its key; once
+    /// `sent/` holds twice `sentKept`, the oldest beyond `sentKept` go.
+    func sent(_ path: String, subscriber: String) throws(Durable.Failure) {
+        let sent = sentFolder(subscriber)
+        try files.makeFolder(sent)
+        _ = try files.move(path, to: "\(sent)/\((path as NSString).lastPathComponent)")
+        let kept = names(sent)
+        guard kept.count >= 2 * Self.sentKept else { return }
+        for name in kept.dropLast(Self.sentKept) { try? files.remove("\(sent)/\(name)", durable: false) }
     }
 
     /// Every failed event back to pending (same name, same bytes, same key); returns how many.
