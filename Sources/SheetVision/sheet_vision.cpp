@@ -607,7 +607,11 @@ std::array<std::vector<bool>, 4> occluded(const cv::Mat &values, const std::arra
 /// QUIET), the median step, and how consistently the step keeps one direction. Where something lies
 /// across the side (occluded: a pen, a thumb), the points without a step are not seen either way:
 /// the share is of the rest, and so is the direction, which also leaves out steps OUTLIER times the
-/// median (a pen's body against the paper, every way round).
+/// median (a pen's body against the paper, every way round). Where the side runs along the frame,
+/// inside the photo but with no table beyond it there (NEAR), it is not seen either way too: a
+/// sheet touching the frame, or a header band along its top at the frame. A side seen along less
+/// than half its length counts for no more than that half; where the side itself leaves the photo,
+/// that stretch counts against it, as the sheet runs off the frame there.
 std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
     const Point centre = centreOf(q);
     constexpr int k = STRIPS;
@@ -655,7 +659,7 @@ std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
         std::vector<float> visibleSteps;
         const double needed = stepNeeded(values, row, count);
         const std::vector<bool> &hidden = hiddenAt[i];
-        int unseen = 0;
+        int unseen = 0, atFrame = 0;
         for (int r = 0; r < count; r++, row++) {
             // an edge here: somewhere within 2 px of the side the gradient runs across it (within 30
             // degrees) and is strong; wood grain or a shadow crossing at an angle fails one or the other
@@ -695,6 +699,10 @@ std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
 
             const bool edge = visible && step >= needed && aligned && ridge < step;
             supported += edge;
+            if (!visible && within(2 * k + 1)) {  // on the photo, along the frame: not seen, neither way
+                atFrame++;
+                continue;
+            }
             if (!edge && hidden[r]) {  // something lies across the side here: not seen, neither way
                 unseen++;
                 continue;
@@ -704,7 +712,8 @@ std::array<SideEvidence, 4> evidence(const Photo &photo, const Quad &q) {
                 visibleSteps.push_back(step);
             }
         }
-        out[i].support = double(supported) / (count - unseen);
+        const int seen = count - unseen - atFrame;
+        out[i].support = seen == 0 ? 0 : double(supported) / seen * std::min(1.0, 2.0 * (count - atFrame) / count);
         out[i].coherence = out[i].step = 0;
         if (!visibleSteps.empty()) {
             out[i].step = median(visibleSteps);

@@ -42,6 +42,20 @@ import TrapperCore
     /// how much: the sheet nearly touching the frame and filling it, which the real set holds few of.
     static let croppedCloseMisses: [String: String] = [:]
 
+    /// Cropped close, the photos whose sheet is not found right yet (left whole, or a corner more than
+    /// 2 % of the diagonal off), and why; as with `misses`, one coming out right fails too.
+    static let croppedCloseNotRight: [String: String] = [
+        "aws-samples__amazon-textract-textractor/receipt_no_summary.png":
+            "a white receipt on a white table, its right side 10 working pixels from the frame: no candidate convincing (0.34)",
+        "clovaai__donut/sample_image_cord_test_receipt_00004.png": "as uncropped: no candidate convincing",
+        "lmmx__page-dewarp/finnish_cooking_a.jpg": "a book page whose foot meets the page block at the frame: no candidate convincing (0.43)",
+        "mzucker__page_dewarp/linguistics_thesis_a.jpg": "as uncropped: no candidate convincing",
+        "tony-xlh__document-scanning-dataset/inner-lines.jpg":
+            "an ID card's back on a white table: the magnetic stripe is held back, the card's own faint sides not convincing",
+        "tony-xlh__document-scanning-dataset/low-contrast.jpg":
+            "a receipt on a grey table: its faint foot is fitted a few pixels inside, along a crease (0.55)",
+    ]
+
     /// What the page steps made of one photo: the corners it was cut along (fractions of the
     /// upright photo; nil when it was left whole) and the page's long side over its short one.
     /// `path`: the photo's file, when not `name` under the folder.
@@ -122,9 +136,11 @@ import TrapperCore
     /// diagonal around them (as `bench/sheets.py --tight 0.01` does), so that the sheet nearly touches
     /// the frame and fills most of it. Found or not, no part of the sheet may be lost: a white card
     /// filling the photo of a white table had its dark stripe taken for it, and two thirds of it cut
-    /// off. The ones still losing a part are in `croppedCloseMisses`, which only ever shrinks.
+    /// off. The ones still losing a part are in `croppedCloseMisses`, which only ever shrinks. And the
+    /// sheet is found, every corner within 2 % of the marked one, but for those in
+    /// `croppedCloseNotRight`: page02.jpg's page, a side running along the frame, was not.
     @Test(.enabled(if: isPresent, "\(missing)"), arguments: marks.filter { $0.value.kind == "sheet" }.keys.sorted())
-    func croppedCloseTheSheetLosesNothing(_ name: String) throws {
+    func croppedCloseTheSheetIsFoundAndLosesNothing(_ name: String) throws {
         let marked = try #require(Self.marks[name])
         let corners = try #require(marked.corners)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pdftrapper-close-\(UUID().uuidString)")
@@ -155,6 +171,16 @@ import TrapperCore
             let quad = cut.map { SheetGeometry.Point($0.x * width, $0.y * height) }
             return truth.map { Self.outside($0, quad) / diagonal }.max() ?? 0
         } ?? 0
+        let worst = found.map { cut in
+            zip(cut, truth).map { hypot($0.x * width - $1.x, $0.y * height - $1.y) / diagonal }.max() ?? 1
+        }
+        let right = worst.map { $0 <= 0.02 } == true && lost <= 0.005
+        let off = worst.map { String(format: "the worst corner %.1f %% off", $0 * 100) } ?? "left whole"
+        if let known = Self.croppedCloseNotRight[name] {
+            #expect(!right, "\(name), cropped close, now comes out right: take it off RealPhotoTests.croppedCloseNotRight (\(known))")
+        } else {
+            #expect(right, "\(name), cropped close: not found right (\(off)); \(notes)")
+        }
         if let known = Self.croppedCloseMisses[name] {
             #expect(lost > 0.005, "\(name), cropped close, now loses nothing: take it off RealPhotoTests.croppedCloseMisses (\(known))")
         } else {
