@@ -81,6 +81,7 @@
 #include <functional>
 #include <limits>
 #include <new>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -121,6 +122,7 @@ constexpr double COLOUR_STEP = 20; // ... or where its chroma (a, b of Lab from 
 constexpr double BLOCK = 0.06;     // how far inside a side (share of the diagonal) a page block's fore-edge is sought
 constexpr int BLOCK_LINES = 3;     // ... its lit page edges, at least this many
 constexpr double TURN = 0.5;       // ... turning from the straight side at most this steeply (rise over run)
+constexpr double STRIDE = 0.03;    // the steps (share of the diagonal) a side's edge is followed on in (followed)
 constexpr double CURL = 0.2;       // a side curling into a corner: its last stretch turning in at least this steeply
 constexpr int DEEP = 3 * FAR;      // how deep a band inside and outside a side is compared for print on paper (part of a larger sheet)
 constexpr double AGAIN = 0.9;      // ... or paper again beyond a dark band outside it: at least this share of its own paper's lightness
@@ -1716,6 +1718,20 @@ bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper) {
     return false;
 }
 
+/// Whether side `i` of `q` has more of a sheet beyond it, as partOfLarger's first two cases ask (a
+/// stripe or coloured band inside it and paper outside, or a dark band outside with paper beyond);
+/// `paper` is the lightest of `q`.
+bool paperBeyondSide(const Photo &photo, const Quad &q, int i, float paper) {
+    const Point a = q[i], b = q[(i + 1) % 4];
+    const SidePoints side = sideSamples(a, b, centreOf(q));
+    const Point across = side.normal * double(DEEP);
+    const cv::Vec3f inside = medianColour(photo, smallMask(photo, {a, b, b - across, a - across}));
+    const cv::Vec3f outside = medianColour(photo, smallMask(photo, {a, b, b + across, a + across}));
+    const bool coloured = chromaOf(inside) - chromaOf(outside) >= COLOUR_STEP && inside[0] <= outside[0];
+    const bool stripe = (inside[0] <= SHADE * outside[0] || coloured) && outside[0] >= SHADE * paper;
+    return stripe || paperBeyondBand(photo, q, i, paper);
+}
+
 /// Whether `q` is part of a larger sheet whose own outline is not among the candidates. Along one of
 /// its sides, either
 /// - what lies inside is darker than SHADE of what lies outside, as a printed stripe or bar is than
@@ -1742,15 +1758,9 @@ bool partOfLarger(const Photo &photo, const Quad &q) {
     const auto paper = lightestPaper(photo, q);
     if (!paper) return false;
     for (int i = 0; i < 4; i++) {
-        const Point a = q[i], b = q[(i + 1) % 4];
-        const SidePoints side = sideSamples(a, b, centre);
-        const Point across = side.normal * double(DEEP);
-        const cv::Vec3f inside = medianColour(photo, smallMask(photo, {a, b, b - across, a - across}));
-        const cv::Vec3f outside = medianColour(photo, smallMask(photo, {a, b, b + across, a + across}));
-        const bool coloured = chromaOf(inside) - chromaOf(outside) >= COLOUR_STEP && inside[0] <= outside[0];
-        const bool stripe = (inside[0] <= SHADE * outside[0] || coloured) && outside[0] >= SHADE * *paper;
-        if (!stripe && !paperBeyondBand(photo, q, i, *paper)) continue;
+        if (!paperBeyondSide(photo, q, i, *paper)) continue;
         // the sides meeting it at a and at b, carried on past them
+        const Point a = q[i], b = q[(i + 1) % 4];
         const Point before = a - q[(i + 3) % 4], after = b - q[(i + 2) % 4];
         const double lengthBefore = std::hypot(before.x, before.y), lengthAfter = std::hypot(after.x, after.y);
         if (lengthBefore < 1 || lengthAfter < 1) continue;
@@ -2816,6 +2826,117 @@ std::optional<std::pair<int, Candidate>> grownOver(const Photo &photo, std::vect
     return std::nullopt;
 }
 
+/// Where the edge of a side, carried on from `from` in the unit direction `dir`, ends: followed in
+/// steps of STRIDE of the diagonal, each sought a few pixels either side of the way so far
+/// (shiftedSupport, quiet: white on white) and taken where it shows along RUNS_ON of the step, the
+/// way turning with it (a bowed side); the step it fails halved, and halved again, down to a few
+/// pixels; never further in all than the diagonal. Each step's points go into `trace`. None when the
+/// edge does not show past `from` at all.
+std::optional<Point> followed(const Photo &photo, Point from, Point dir, Point centre, std::vector<cv::Point2f> &trace) {
+    Point at = from;
+    bool moved = false;
+    double travelled = 0;  // no side is longer than the diagonal (an edge round a logo goes on for ever)
+    for (double step = STRIDE * photo.diagonal; step >= NEAR && travelled < photo.diagonal;) {
+        const double length = withinPhoto(photo, at, dir, step);
+        const auto [shown, shift] = length >= NEAR ? shiftedSupport(photo, at, at + dir * length, centre) : std::pair{0.0, Point(0, 0)};
+        if (shown < RUNS_ON) {
+            step /= 2;
+            continue;
+        }
+        const Point start = at + shift, next = at + dir * length + shift;
+        for (double t = 0; t <= length; t += 2) trace.emplace_back(start + (next - start) * (t / length));
+        const double by = std::hypot(next.x - at.x, next.y - at.y);
+        dir = (next - at) * (1 / by);
+        travelled += by;
+        at = next;
+        moved = true;
+    }
+    if (!moved) return std::nullopt;
+    return at;
+}
+
+/// The sheet that `part`, held back as part of a larger sheet, belongs to, where that sheet's own
+/// outline is no candidate: from a side with more of the sheet beyond it (paperBeyondSide), the two
+/// sides beside it followed on along their edges to where those end, and the far side followed from
+/// one end to the other; each side the line enclosing its edge (a page's sides bow a little, and a
+/// cut through a bow loses its tip). Its evidence is what was seen on the way: `part`'s own for the
+/// side across from the one it was followed on from, the weaker of `part`'s sides beside it for the
+/// sides followed on (their edge showed at every step), and the share of the far side followed. A
+/// white page on a white table headed by a coloured band: the band is convincing, the page's faint
+/// sides, too faint for Canny or LSD and too far from its print for a sweep, none; the page's
+/// sides run on below the band, and its foot runs between their ends. The best convincing one that
+/// holds `part`, or none; none too where the sheet runs on past two opposite sides of `part`.
+std::optional<Candidate> followedOn(const Photo &photo, const Candidate &part) {
+    const Quad &q = part.quad;
+    const Point centre = centreOf(q);
+    const auto paper = lightestPaper(photo, q);
+    if (!paper) return std::nullopt;
+    const int reach = int(REACH * photo.diagonal);
+    auto enclosingLine = [&](const std::vector<cv::Point2f> &trace, Point from, Point to) {
+        cv::Vec4f fit;
+        cv::fitLine(trace, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
+        return enclosing(lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1])), trace, centre, {from, to}, reach);
+    };
+    // the sides beside each side with paper beyond it, followed on past its corners
+    struct Ends {
+        Point before, after;
+        std::vector<cv::Point2f> alongBefore, alongAfter;
+    };
+    std::array<std::optional<Ends>, 4> ends;
+    for (int i = 0; i < 4; i++) {
+        if (!paperBeyondSide(photo, q, i, *paper)) continue;
+        const Point a = q[i], b = q[(i + 1) % 4];
+        const Point before = a - q[(i + 3) % 4], after = b - q[(i + 2) % 4];
+        Ends e;
+        const auto endBefore = followed(photo, a, before * (1 / std::hypot(before.x, before.y)), centre, e.alongBefore);
+        const auto endAfter = followed(photo, b, after * (1 / std::hypot(after.x, after.y)), centre, e.alongAfter);
+        if (!endBefore || !endAfter) continue;
+        e.before = *endBefore;
+        e.after = *endAfter;
+        ends[i] = e;
+    }
+    // the sheet running on past both of two opposite sides: `part` lies across it (a card's stripe
+    // with the card's margin beyond its top too), and followed on one way, the other way is lost
+    for (int i = 0; i < 2; i++)
+        if (ends[i] && ends[i + 2]) return std::nullopt;
+    std::optional<Candidate> best;
+    for (int i = 0; i < 4; i++) {
+        if (!ends[i]) continue;
+        const auto &[endBefore, endAfter, alongBefore, alongAfter] = *ends[i];
+        std::vector<cv::Point2f> alongFar;
+        const Point across = endAfter - endBefore;
+        const double span = std::hypot(across.x, across.y);
+        if (span < 2 * FAR) continue;
+        const auto endFar = followed(photo, endBefore, across * (1 / span), centre, alongFar);
+        if (!endFar || alongFar.size() < RUN) continue;
+        // side k of the corners below lies on lines[k], as side k of `q` does
+        std::array<Line, 4> lines;
+        lines[(i + 2) % 4] = lineThrough(q[(i + 2) % 4], q[(i + 3) % 4]);
+        lines[(i + 3) % 4] = enclosingLine(alongBefore, q[(i + 3) % 4], endBefore);
+        lines[(i + 1) % 4] = enclosingLine(alongAfter, q[(i + 2) % 4], endAfter);
+        lines[i] = enclosingLine(alongFar, endBefore, endAfter);
+        const auto corners = cornersOf(lines);
+        if (!corners) continue;
+        auto whole = judge(photo, *corners, part.source + "+followed");
+        if (!whole) continue;
+        std::array<double, 4> seen;
+        seen[(i + 2) % 4] = part.support[(i + 2) % 4];
+        seen[(i + 1) % 4] = seen[(i + 3) % 4] = std::min(part.support[(i + 1) % 4], part.support[(i + 3) % 4]);
+        seen[i] = std::min(1.0, std::hypot(endFar->x - endBefore.x, endFar->y - endBefore.y) / span);
+        // judge put the corners in order (clockwise from the top left): the same sides, turned
+        const int turn = int(std::find(corners->begin(), corners->end(), whole->quad[0]) - corners->begin()) % 4;
+        for (int k = 0; k < 4; k++) whole->support[k] = seen[(k + turn) % 4];
+        const double least = *std::min_element(seen.begin(), seen.end());
+        whole->score = 0.5 * (std::accumulate(seen.begin(), seen.end(), 0.0) / 4) + 0.5 * least;
+#ifdef SHEET_DEBUG
+        std::fprintf(stderr, "followed on past side %d: score %.2f, the far side seen along %.2f\n", i, whole->score, seen[i]);
+#endif
+        if (whole->score >= ACCEPT && contains(whole->quad, q, 0.01 * photo.diagonal) && (!best || whole->score > best->score))
+            best = whole;
+    }
+    return best;
+}
+
 /// Each side moved outward by `by` pixels; the corners where the moved sides meet.
 Quad widen(const Quad &q, double by) {
     const Point centre = centreOf(q);
@@ -2858,6 +2979,7 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
     // its unrefined self, so that the list shows what was taken
     if (chosen >= 0) found[chosen] = refined(photo, found[chosen]);
     std::optional<Candidate> enclosed;
+    bool followedSheet = false;  // followed on from a part held back: taken as followed
     if (chosen >= 0) {
         enclosed = grown(photo, found, found[chosen]);
         // joined and moved out over any band of sheet, still part of a larger sheet whose own
@@ -2868,15 +2990,25 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         }
     }
     if (chosen < 0 && heldBack >= 0) {
-        // unless the rest of that sheet lies beside it and grows over it: then nothing was held back
+        // unless the rest of that sheet lies beside it and grows over it, or its sides are followed on
+        // from the part to where the sheet ends: then nothing was held back. A sheet followed on is
+        // taken as followed: its sides already enclose their edges (judged straight, a bowed side
+        // white on white shows too little of an edge to keep its place when enclosed again), and no
+        // page block is sought beside it (a card's white margin above its stripe was taken for one)
         if (auto rest = grownOver(photo, found, heldBack)) {
             chosen = rest->first;
             enclosed = rest->second;
             heldBack = framing = -1;
+        } else if (auto whole = followedOn(photo, found[heldBack]); whole && !partOfLarger(photo, whole->quad)) {
+            found.push_back(*whole);
+            chosen = int(found.size()) - 1;
+            enclosed = *whole;
+            heldBack = framing = -1;
+            followedSheet = true;
         }
     }
     if (chosen >= 0) {
-        found[chosen] = topPage(photo, *enclosed);
+        found[chosen] = followedSheet ? *enclosed : topPage(photo, *enclosed);
         // the paper's and the table's lightness, which the bends are traced between, measured
         // around the sheet as enclosed: around the top page lies its own page block
         copyCorners(widen(found[chosen].quad, MARGIN * photo.diagonal), result->cut);

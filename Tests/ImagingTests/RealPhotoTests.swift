@@ -50,8 +50,6 @@ import TrapperCore
         "clovaai__donut/sample_image_cord_test_receipt_00004.png": "as uncropped: no candidate convincing",
         "lmmx__page-dewarp/finnish_cooking_a.jpg": "a book page whose foot meets the page block at the frame: no candidate convincing (0.43)",
         "mzucker__page_dewarp/linguistics_thesis_a.jpg": "as uncropped: no candidate convincing",
-        "tony-xlh__document-scanning-dataset/inner-lines.jpg":
-            "an ID card's back on a white table: the magnetic stripe is held back, the card's own faint sides not convincing",
         "tony-xlh__document-scanning-dataset/low-contrast.jpg":
             "a receipt on a grey table: its faint foot is fitted a few pixels inside, along a crease (0.55)",
     ]
