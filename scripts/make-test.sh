@@ -16,6 +16,12 @@ cd "$(dirname "$0")/.."
 root=$PWD
 logs=$root/.build/test-logs
 export PDFTRAPPER_BIN=$root/.build/debug/pdftrapper
+# Every step's scratch files (the tests' temporary folders, the daemons' sockets, SwiftPM's own) go
+# into one folder of this run's, removed when the run passes: without it each run left some 150
+# folders (17 MB) in /tmp, and a machine that runs `make test` every day filled its /tmp. Kept, and
+# named, when a step failed, for what it holds.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/pdftrapper-make-test.XXXXXX") || exit 1
+export TMPDIR=$scratch
 
 scripts/elapsed.sh start
 swift build --build-tests || exit 1
@@ -110,7 +116,8 @@ if [ ${#failed[@]} -gt 0 ]; then
         echo "make test: what failed in $name:"
         grep -E '✘|^(FAIL|ERROR): |AssertionError|Fatal error|error: |FAILED' "$log" | tail -n 12 | sed 's/^/    /'
     done
-    echo "make test: FAILED: ${failed[*]} (logs in $logs)"
+    echo "make test: FAILED: ${failed[*]} (logs in $logs, scratch files in $scratch)"
     exit 1
 fi
+rm -rf --one-file-system "$scratch"
 echo "make test: every step passed"

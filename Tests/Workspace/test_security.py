@@ -164,17 +164,19 @@ class SecurityTests(unittest.TestCase):
 
     def test_an_earlier_revision_is_shown_without_a_copy_left_anywhere(self):
         import glob
+        import tempfile
+        copies = os.path.join(tempfile.gettempdir(), "pdftrapper-*.pdf")  # where a copy would be made
         path = self.daemon.path("library", "Revisions.pdf")
         text_pdf(path, ["first revision"])
         first = os.path.getsize(path)
         status, _ = self.client.json("POST", "/api/save", {"path": "Revisions.pdf", "base_end": first,
                                                             "edits": [{"op": "rect", "page": 1, "box": [10, 10, 100, 100]}]})
         self.assertEqual(status, 200)
-        temporary = set(glob.glob("/tmp/pdftrapper-web-*.pdf"))
+        temporary = set(glob.glob(copies))
         status, _, picture = self.client.request("GET", f"/api/page?path=Revisions.pdf&page=1&width=300&end={first}")
         self.assertEqual(status, 200)
         self.assertTrue(picture.startswith(b"\x89PNG"))
-        self.assertEqual(set(glob.glob("/tmp/pdftrapper-web-*.pdf")), temporary)
+        self.assertEqual(set(glob.glob(copies)), temporary)
         self.assertEqual(os.listdir(self.daemon.path("state", "web-revisions")), [])
         # A revision that never ended there is not there.
         self.assertEqual(self.status("GET", f"/api/page?path=Revisions.pdf&page=1&width=300&end={first - 1}"), 404)
