@@ -8,8 +8,9 @@
 // (framedByMore); a side is moved out over a band of sheet printed along it (extend), the band's
 // outer edge stepping as the sheet's other sides do or, a dark header on a lighter table, the other
 // way, or else the nearest edge either way, a red header on a red checked cloth (overBand; sought
-// from nearer where the side steps the other way), one with a thin margin of
-// paper beyond it taken when convincing, however well the one chosen scored (marginBeyondBand); a
+// from nearer where the side steps the other way), the widened sheet taken when nearly convincing
+// (a band along the frame) and nearly as well supported as the one chosen, or, with a thin margin
+// of paper beyond the band, however well the one chosen scored (marginBeyondBand); a
 // candidate whose proportions are no paper's gives way to a larger one around it (choose, asking
 // the caller's geometry); a side counts a step below STEP where the colours either side of it are
 // quiet (QUIET, ABOVE_NOISE: white paper on a white table steps by 5-10, wood grain by as much);
@@ -2121,9 +2122,9 @@ bool marginBeyondBand(const Photo &photo, const Quad &q, const Quad &wider, int 
 /// the sheet's real one, and taking it would cut that band off, the worst failure. The strip
 /// between a side and a parallel edge further out is sheet when its colour is unlike the table
 /// outside each of the other three sides, where the photo shows it (a strip too thin for
-/// ringIsSheet's quarter-size masks); the widened candidate must then be convincing itself and
-/// nearly as well supported as the one chosen. A strip of table between a sheet and the next object
-/// is like the table along the other sides, and stays outside.
+/// ringIsSheet's quarter-size masks); the widened candidate must then be nearly convincing itself
+/// (ACCEPT - HOLD) and nearly as well supported as the one chosen. A strip of table between a
+/// sheet and the next object is like the table along the other sides, and stays outside.
 /// The band's outer edge is sought with the polarity the sheet's other sides show (paper lighter
 /// than the table, or darker); and where none of that polarity makes a band nearly convincing
 /// (ACCEPT - HOLD), with the band's own, where the strip just outside the side lies on the other
@@ -2181,9 +2182,13 @@ Candidate extend(const Photo &photo, const Candidate &chosen) {
             const auto nearest = overBand(photo, chosen, q, i, table, std::nullopt, reversed ? NEAR : FAR, paper);
             if (nearest && (!wider || nearest->score > wider->score)) wider = nearest;
         }
-        // convincing, and nearly as well supported as the one chosen (as for a larger candidate holding
-        // it), or with the sheet's paper just inside its new side (marginBeyondBand)
-        if (wider && wider->score >= ACCEPT && (wider->score >= chosen.score - HOLD || marginBeyondBand(photo, q, wider->quad, i)))
+        // nearly convincing, and nearly as well supported as the one chosen (as for a larger candidate
+        // holding it), or with the sheet's paper just inside its new side (marginBeyondBand). Nearly
+        // will do: a band along the frame, its outer edge running partly along the frame and curling
+        // away from its chord at one end, shows less of an edge than the band's inner one, and was
+        // cut off whole (with-graphics.jpg cropped to 0.5 % around its page: 0.699, the page 0.85)
+        if (wider && wider->score >= ACCEPT - HOLD &&
+            (wider->score >= chosen.score - HOLD || marginBeyondBand(photo, q, wider->quad, i)))
             best = *wider;
     }
     return best;
