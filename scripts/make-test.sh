@@ -19,8 +19,9 @@ export PDFTRAPPER_BIN=$root/.build/debug/pdftrapper
 # Every step's scratch files (the tests' temporary folders, the daemons' sockets, SwiftPM's own) go
 # into one folder of this run's, removed when the run passes: without it each run left some 150
 # folders (17 MB) in /tmp, and a machine that runs `make test` every day filled its /tmp. Kept, and
-# named, when a step failed, for what it holds.
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/pdftrapper-make-test.XXXXXX") || exit 1
+# named, when a step failed, for what it holds. Open to every user as /tmp is (a test runs the
+# daemon as nobody), and its name short: a socket's path holds at most 107 bytes.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/pt-XXXXXX") && chmod 1777 "$scratch" || exit 1
 export TMPDIR=$scratch
 
 scripts/elapsed.sh start

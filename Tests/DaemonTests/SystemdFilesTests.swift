@@ -137,11 +137,12 @@ import TrapperCore
     struct MissingTool: Error { var name: String }
 }
 
-/// A temporary folder, removed at the end.
+/// A temporary folder, removed at the end. Its name short: the user manager's sockets go below it
+/// (runtime/gnupg/S.gpg-agent.browser), and a socket's path holds at most 107 bytes.
 final class UnitScratch {
     let url: URL
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("daemon-tests-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("units-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(at: url) }
