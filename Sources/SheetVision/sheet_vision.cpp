@@ -1694,8 +1694,9 @@ std::optional<float> lightestPaper(const Photo &photo, const Quad &q) {
 /// of `paper` first, and then at least AGAIN of it, as light as the paper itself, for RUN steps of
 /// 2 px in a row, within BEYOND of the diagonal. A dark table or cloth beyond a sheet does not turn
 /// light again so soon, nor a book's dark cover beside its page, with a lighter table beyond it; a
-/// band printed across the sheet does, its paper going on beyond it.
-bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper) {
+/// band printed across the sheet does, its paper going on beyond it. `reached`: how far out (px)
+/// the paper beyond is reached.
+bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper, int *reached = nullptr) {
     const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centreOf(q));
     const int reach = int(BEYOND * photo.diagonal);
     size_t dark = 0, light = 0;
@@ -1713,6 +1714,7 @@ bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper) {
             dark++;
             light = 0;
         } else if (++light == RUN) {
+            if (reached) *reached = offset;
             return true;
         }
     }
@@ -1721,8 +1723,9 @@ bool paperBeyondBand(const Photo &photo, const Quad &q, int i, float paper) {
 
 /// Whether side `i` of `q` has more of a sheet beyond it, as partOfLarger's first two cases ask (a
 /// stripe or coloured band inside it and paper outside, or a dark band outside with paper beyond);
-/// `paper` is the lightest of `q`.
-bool paperBeyondSide(const Photo &photo, const Quad &q, int i, float paper) {
+/// `paper` is the lightest of `q`. `beyondBand`: for a band outside, how far out the paper beyond
+/// it is reached (paperBeyondBand's `reached`); left alone otherwise.
+bool paperBeyondSide(const Photo &photo, const Quad &q, int i, float paper, int *beyondBand = nullptr) {
     const Point a = q[i], b = q[(i + 1) % 4];
     const SidePoints side = sideSamples(a, b, centreOf(q));
     const Point across = side.normal * double(DEEP);
@@ -1730,7 +1733,7 @@ bool paperBeyondSide(const Photo &photo, const Quad &q, int i, float paper) {
     const cv::Vec3f outside = medianColour(photo, smallMask(photo, {a, b, b + across, a + across}));
     const bool coloured = chromaOf(inside) - chromaOf(outside) >= COLOUR_STEP && inside[0] <= outside[0];
     const bool stripe = (inside[0] <= SHADE * outside[0] || coloured) && outside[0] >= SHADE * paper;
-    return stripe || paperBeyondBand(photo, q, i, paper);
+    return stripe || paperBeyondBand(photo, q, i, paper, beyondBand);
 }
 
 /// Whether `q` is part of a larger sheet whose own outline is not among the candidates. Along one of
@@ -1744,7 +1747,9 @@ bool paperBeyondSide(const Photo &photo, const Quad &q, int i, float paper) {
 /// - or a dark band lies right outside it with paper beyond the band (paperBeyondBand), as beyond a
 ///   printed bar across a sheet whose part on this side of the bar `q` is;
 /// and an edge runs on straight past that side's corners along either side beside it (runsOn, as far
-/// as BEYOND of the diagonal).
+/// as BEYOND of the diagonal; across a band outside, only as far as the paper beyond it and FAR on:
+/// a letter's foot below a bar near it ends, and the white table begins, sooner than BEYOND, and
+/// the part above the bar was taken, the foot cut off).
 /// So a dark stripe across a white card on a white table, the card's edges running on past the
 /// stripe's ends; a coloured header along a white page's top on a white table, the page too faint
 /// to be found, its sides running on below the header; the card above the stripe with the stripe,
@@ -1759,14 +1764,15 @@ bool partOfLarger(const Photo &photo, const Quad &q) {
     const auto paper = lightestPaper(photo, q);
     if (!paper) return false;
     for (int i = 0; i < 4; i++) {
-        if (!paperBeyondSide(photo, q, i, *paper)) continue;
+        int band = 0;
+        if (!paperBeyondSide(photo, q, i, *paper, &band)) continue;
+        const double reach = band > 0 ? std::min(BEYOND * photo.diagonal, double(band + FAR)) : BEYOND * photo.diagonal;
         // the sides meeting it at a and at b, carried on past them
         const Point a = q[i], b = q[(i + 1) % 4];
         const Point before = a - q[(i + 3) % 4], after = b - q[(i + 2) % 4];
         const double lengthBefore = std::hypot(before.x, before.y), lengthAfter = std::hypot(after.x, after.y);
         if (lengthBefore < 1 || lengthAfter < 1) continue;
-        if (runsOn(photo, a, before * (1 / lengthBefore), BEYOND * photo.diagonal, centre) ||
-            runsOn(photo, b, after * (1 / lengthAfter), BEYOND * photo.diagonal, centre))
+        if (runsOn(photo, a, before * (1 / lengthBefore), reach, centre) || runsOn(photo, b, after * (1 / lengthAfter), reach, centre))
             return true;
     }
     return false;

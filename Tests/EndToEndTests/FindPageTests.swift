@@ -375,6 +375,26 @@ import Testing
         expectCutAround(drawn, cut, run)
     }
 
+    /// Issue 42, point 3: letters with a dark bar across them near their foot, on the white table
+    /// (drawn scenes 3/9 and 4/24 of `bench/scenes.py --family barred-sheets`). The part above the
+    /// bar was taken and the foot below the bar cut off: beyond the part lies the bar and paper again
+    /// beyond it, but the letter's sides, asked to run on past the part's corners along most of 12 %
+    /// of the diagonal, run on for less (the foot ends sooner, then the white table). Across a band,
+    /// they are now asked to run on as far as the paper beyond it: the part is held back, and the
+    /// letter followed on from it past the bar to its foot.
+    static var lettersBarredNearTheFoot: [[String: Any]] { [
+        ["size": [2000, 1500], "table": "white", "angle": -9.5975, "tilt": 8.5428, "seed": 9, "fill": 0.62456, "paper": [210, 297],
+         "band": [0.74018, 0.77239]],
+        ["size": [2000, 1500], "table": "white", "angle": 1.0122, "tilt": 17.5741, "seed": 24, "fill": 0.5605, "paper": [216, 279],
+         "band": [0.74296, 0.81388]],
+    ] }
+
+    @Test(arguments: lettersBarredNearTheFoot.indices)
+    func aLettersFootBelowABarIsNotCutOff(_ index: Int) throws {
+        let (drawn, cut, run) = try photographed(Self.lettersBarredNearTheFoot[index])
+        expectCutAround(drawn, cut, run)
+    }
+
     /// Issue 42, point 3: a white A4 page with an orange header along its top on a white table, the
     /// page's own edges too faint to make a convincing quadrilateral. The header alone did, and was
     /// taken as the sheet: the page below it lost. Lighter than SHADE of the paper, it was no stripe;
