@@ -36,9 +36,14 @@
 // running on past a crease, holds it whatever its score (carriedOn); and a side whose edge runs on
 // past both its corners with the same step in lightness alone, a shadow's edge crossing table and
 // sheet alike, is no side (crossesPhoto); a side along which a book's page block shows (the lit
-// edges of the pages under the top one) is moved in to the top page's edge (topPage, pageBlock);
-// and a corner where a side curls into a book's binding, its last drop running down along it, is at
-// the drop's foot, where the facing page begins (curlFeet); and nothing is taken where the one
+// edges of the pages under the top one; opposite the binding, a plain band in the page's shade) is
+// moved in to the top page's edge (topPage, pageBlock, blockBand); and a corner where a side curls
+// into a book's binding, its last drop running down along it, is at the drop's foot, where the
+// facing page begins (curlFeet), or, where the facing page is beside the crossing, where the page
+// begins inside the binding (foldFeet); a weak side bowing out of the frame between its corners (a
+// book's page sagging below it) is judged along the curve it follows (outOfFrame), traced up to
+// the frame and on past it as the side itself (pastTheFrame), and a binding's crease is sought a
+// few pixels either side of a side fitted to its flank (judge); and nothing is taken where the one
 // chosen, joined and moved out, is still part of a larger sheet: far darker along one side than
 // beyond it, as a printed stripe is than paper, or with a dark band along one side and paper again
 // beyond it, and an edge running on past that side's corners (partOfLarger: a white card's stripe,
@@ -127,6 +132,9 @@ constexpr double STRIDE = 0.03;    // the steps (share of the diagonal) a side's
 constexpr double CURL = 0.2;       // a side curling into a corner: its last stretch turning in at least this steeply
 constexpr int DEEP = 3 * FAR;      // how deep a band inside and outside a side is compared for print on paper (part of a larger sheet)
 constexpr double AGAIN = 0.9;      // ... or paper again beyond a dark band outside it: at least this share of its own paper's lightness
+constexpr double OUT_OF_FRAME = 0.04;  // a weak side bowing out of the frame, followed as a curve this far (share of the diagonal) off it
+constexpr double ON_CHORD = 0.25;      // ... on its chord (within 3 px) or past the frame along at least this share of it
+constexpr double PAST_FRAME = 0.05;    // ... past the frame along at least this share of it
 
 constexpr double OCCLUDER = 20;    // how unlike both the paper and the table (Lab) a pen or a thumb over a side is
 constexpr double HIDDEN = 0.6;     // ... the most of a side it may hide (a thumb and its shadow over a card's short side)
@@ -201,6 +209,26 @@ std::optional<Quad> cornersOf(const std::array<Line, 4> &lines) {
         out[i] = *corner;
     }
     return out;
+}
+
+/// The unit normal of side `side` of `q`, pointing away from its centre.
+Point outwardNormal(const Quad &q, int side) {
+    const Point a = q[side], b = q[(side + 1) % 4];
+    const double length = std::max(1e-9, std::hypot(b.x - a.x, b.y - a.y));
+    Point n(-(b.y - a.y) / length, (b.x - a.x) / length);
+    return dot(n, (a + b) / 2 - centreOf(q)) < 0 ? -n : n;
+}
+
+/// `q` with side `side` moved out (away from the centre; in where negative) by `by` pixels, in
+/// parallel, its corners where the neighbouring sides meet it; none where they do not.
+std::optional<Quad> movedOut(const Quad &q, int side, double by) {
+    const Point a = q[side], b = q[(side + 1) % 4], n = outwardNormal(q, side);
+    std::array<Line, 4> lines;
+    for (int k = 0; k < 4; k++) lines[k] = lineThrough(q[k], q[(k + 1) % 4]);
+    lines[side] = lineThrough(a + n * by, b + n * by);
+    const auto moved = cornersOf(lines);
+    if (!moved) return std::nullopt;
+    return order(*moved);
 }
 
 bool convex(const Quad &q) {
@@ -745,9 +773,143 @@ struct Candidate {
     double area;  // share of the photo
     int fold = -1;  // the side that is a book's fold, not an edge (its support is the crease's)
     bool crossed = false;  // a side with an edge is a shadow's edge crossing the photo (its support 0)
+    std::array<bool, 4> curved{};  // a side judged as a curve bowing out of the frame (outOfFrame)
 };
 
+// --- a side bowing out of the frame --------------------------------------------------------------------
+
+cv::Mat smallMask(const Photo &photo, const Quad &q);
+float medianLightness(const Photo &photo, const cv::Mat &mask);
+
+/// Side `i` of `q` followed as a curve, per point 2 px apart from corner i to the next: what the
+/// curve passes there (an edge, the frame: the curve runs past it, or neither) and its offset
+/// (outward, px). The curve is the path within OUT_OF_FRAME of the diagonal either side of the
+/// chord, moving sideways at most 2 px from one point to the next, that gains most: 8 for an edge,
+/// 2 for a point past the frame no more than FAR beyond the chord (the frame close by: a sheet
+/// sagging past it between corners near it, not a strip of table between the side and the frame),
+/// less 1 for each pixel moved sideways (and an eighth of its offset at the start). An edge is a peak of the gradient across the side, falling outward by EDGE where
+/// `falls` is 1 (the paper lighter than its surroundings; rising where -1), with the lightness NEAR
+/// to FAR beyond it STEP below that before it, or the frame beyond it. A book's page whose bottom
+/// sags below the frame between its corners shows its edge along the rest of the side, off the
+/// chord, and then the frame.
+struct CurvedSide {
+    enum Kind { NOTHING, EDGE_SEEN, PAST };
+    std::vector<Kind> kind;
+    std::vector<int> offset;
+};
+CurvedSide curvedSide(const Photo &photo, const Quad &q, int i, float falls) {
+    const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centreOf(q), 2.0, 0.0);
+    const int reach = std::max(4, int(OUT_OF_FRAME * photo.diagonal));
+    const int width = 2 * reach + 1, count = int(side.points.size());
+    cv::Mat xs, ys;
+    acrossSide(side, -reach, width, xs, ys);
+    const cv::Mat gx = sample(photo.gx, xs, ys, cv::BORDER_REPLICATE), gy = sample(photo.gy, xs, ys, cv::BORDER_REPLICATE);
+    const cv::Mat labs = sample(photo.lab, xs, ys, cv::BORDER_REPLICATE);
+    const Point n = side.normal;
+    auto onPhoto = [&](int r, int j) {
+        const float x = xs.at<float>(r, j), y = ys.at<float>(r, j);
+        return x >= 0 && y >= 0 && x <= photo.w - 1 && y <= photo.h - 1;
+    };
+    using Row = std::vector<CurvedSide::Kind>;
+    std::vector<Row> kind(static_cast<size_t>(count), Row(static_cast<size_t>(width), CurvedSide::NOTHING));
+    std::vector<float> response(static_cast<size_t>(width));
+    for (int r = 0; r < count; r++) {
+        for (int j = 0; j < width; j++)
+            response[size_t(j)] = -falls * (gx.at<float>(r, j) * float(n.x) + gy.at<float>(r, j) * float(n.y));
+        for (int j = 0; j < width; j++) {
+            if (!onPhoto(r, j)) {
+                if (j - reach <= FAR) kind[size_t(r)][size_t(j)] = CurvedSide::PAST;
+                continue;
+            }
+            const float v = response[size_t(j)];
+            if (j == 0 || j == width - 1 || v < EDGE || v < response[size_t(j - 1)] || v < response[size_t(j + 1)]) continue;
+            std::vector<float> before, beyond;
+            for (int o = std::max(0, j - FAR); o <= j - NEAR; o++) before.push_back(labs.at<cv::Vec3f>(r, o)[0]);
+            for (int o = j + NEAR; o <= std::min(width - 1, j + FAR); o++)
+                if (onPhoto(r, o)) beyond.push_back(labs.at<cv::Vec3f>(r, o)[0]);
+            if (before.empty()) continue;
+            if (beyond.empty() || falls * (median(before) - median(beyond)) >= float(STEP))
+                kind[size_t(r)][size_t(j)] = CurvedSide::EDGE_SEEN;
+        }
+    }
+    auto gain = [](CurvedSide::Kind k) { return k == CurvedSide::EDGE_SEEN ? 8 : k == CurvedSide::PAST ? 2 : 0; };
+    std::vector<std::vector<int>> best(static_cast<size_t>(count), std::vector<int>(static_cast<size_t>(width))), from = best;
+    for (int j = 0; j < width; j++) best[0][size_t(j)] = gain(kind[0][size_t(j)]) - std::abs(j - reach) / 8;
+    for (int r = 1; r < count; r++)
+        for (int j = 0; j < width; j++) {
+            int most = std::numeric_limits<int>::min(), at = j;
+            for (int k = std::max(0, j - 2); k <= std::min(width - 1, j + 2); k++)
+                if (best[size_t(r - 1)][size_t(k)] - std::abs(k - j) > most) {
+                    most = best[size_t(r - 1)][size_t(k)] - std::abs(k - j);
+                    at = k;
+                }
+            best[size_t(r)][size_t(j)] = most + gain(kind[size_t(r)][size_t(j)]);
+            from[size_t(r)][size_t(j)] = at;
+        }
+    CurvedSide out{std::vector<CurvedSide::Kind>(static_cast<size_t>(count)), std::vector<int>(static_cast<size_t>(count))};
+    const auto &last = best[size_t(count - 1)];
+    int j = int(std::max_element(last.begin(), last.end()) - last.begin());
+    for (int r = count - 1; r >= 0; r--) {
+        out.kind[size_t(r)] = kind[size_t(r)][size_t(j)];
+        out.offset[size_t(r)] = j - reach;
+        if (r > 0) j = from[size_t(r)][size_t(j)];
+    }
+    return out;
+}
+
+/// The share of the curve's points from `from` to `to` (shares of the side) that pass an edge,
+/// those past the frame counting neither way, and a side mostly past the frame less: as evidence()
+/// counts a side along the frame.
+double curvedShare(const CurvedSide &c, double from, double to) {
+    const int count = int(c.kind.size());
+    int edges = 0, past = 0, all = 0;
+    for (int r = int(from * (count - 1)); r <= int(to * (count - 1)); r++, all++) {
+        edges += c.kind[size_t(r)] == CurvedSide::EDGE_SEEN;
+        past += c.kind[size_t(r)] == CurvedSide::PAST;
+    }
+    const int seen = all - past;
+    return seen <= 0 ? 0 : double(edges) / seen * std::min(1.0, 2.0 * seen / all);
+}
+
+/// `c` with what it passes for fewer than RUN points in a row taken for nothing: a curve along the
+/// frame picking up specks of wood grain between stretches past it passes no sheet's edge.
+CurvedSide inRuns(CurvedSide c) {
+    const size_t count = c.kind.size();
+    for (size_t r = 0; r < count;) {
+        size_t end = r;
+        while (end < count && c.kind[end] == c.kind[r]) end++;
+        if (end - r < RUN)
+            for (size_t k = r; k < end; k++) c.kind[k] = CurvedSide::NOTHING;
+        r = end;
+    }
+    return c;
+}
+
+/// Side `i` of `q` as a curve bowing out of the frame between its corners (curvedSide, inRuns),
+/// where it is one: its support (curvedShare, its ends trimmed as evidence() trims them). Both its
+/// corners lie in the photo, and so do the curve's first and last fortieth (a sheet running off the
+/// frame at a corner is no sheet to take: the photo lacks a corner); the curve runs past the frame
+/// along PAST_FRAME of it or more, and lies on the chord or past the frame along ON_CHORD of its
+/// middle (an edge further in, parallel to the side, is another candidate's).
+std::optional<double> outOfFrame(const Photo &photo, const Quad &q, int i, float falls) {
+    auto inPhoto = [&](Point p) { return p.x >= 0 && p.y >= 0 && p.x <= photo.w - 1 && p.y <= photo.h - 1; };
+    if (!inPhoto(q[i]) || !inPhoto(q[(i + 1) % 4])) return std::nullopt;
+    const CurvedSide c = inRuns(curvedSide(photo, q, i, falls));
+    const size_t count = c.kind.size(), end = count / 40;
+    auto pastAt = [&](size_t r) { return c.kind[r] == CurvedSide::PAST; };
+    size_t past = 0, onChord = 0, middle = 0;
+    for (size_t r = 0; r < count; r++) {
+        past += pastAt(r);
+        if ((r < end || r >= count - end) && pastAt(r)) return std::nullopt;
+    }
+    for (int r = int(0.1 * double(count - 1)); r <= int(0.9 * double(count - 1)); r++, middle++)
+        onChord += pastAt(size_t(r)) || (c.kind[size_t(r)] == CurvedSide::EDGE_SEEN && std::abs(c.offset[size_t(r)]) <= 3);
+    if (double(past) < PAST_FRAME * double(count) || double(onChord) < ON_CHORD * double(std::max<size_t>(1, middle))) return std::nullopt;
+    return curvedShare(c, 0.1, 0.9);
+}
+
 double stretchSupport(const Photo &photo, Point a, Point b, Point centre, bool quiet = false);
+std::pair<double, Point> shiftedSupport(const Photo &photo, Point a, Point b, Point centre);
 
 /// The share of side `side` of `q` along which a crease runs: a line darker than the paper either
 /// side of it by QUIET or more, within 2 px of the side, with paper like the sheet's beyond it (the
@@ -809,8 +971,14 @@ double withinPhoto(const Photo &photo, Point from, Point d, double length) {
 /// straight past it, and is no fold; where both are too faint up to it to tell (white on white),
 /// nothing is taken for one. One is enough: the edge that is clear up to the crease would be as
 /// clear past it, were the sheet to go on (a card's rounded corner on a white table leaves the other
-/// faint).
-double foldShare(const Photo &photo, const Quad &q, int side, const std::array<double, 4> &support) {
+/// faint). A neighbour judged as a curve bowing out of the frame (`curved`; `falls` as curvedSide
+/// takes it) is clear up to the crease where its curve passes an edge along RUNS_ON of its last
+/// tenth: a book's page sagging below the frame rises to its binding, off the straight side. A side
+/// `moved` onto a crease beside it (judge) runs on where the edge is seen up to SHIFT pixels either
+/// side of the line carried on (shiftedSupport): a rule printed across a sheet whose sides bow,
+/// their chords carried on past the rule missing the edges by a few pixels, is no fold.
+double foldShare(const Photo &photo, const Quad &q, int side, const std::array<double, 4> &support, const std::array<bool, 4> &curved = {},
+                 float falls = 1, bool moved = false) {
     for (int k = 1; k < 4; k++)
         if (support[(side + k) % 4] < FRAMED) return 0;
     const double share = creaseShare(photo, q, side);
@@ -826,8 +994,15 @@ double foldShare(const Photo &photo, const Quad &q, int side, const std::array<d
         if (tenth < 2 * FAR) return 0;  // too short a side to tell
         const Point d = (to - from) * (1.0 / (10 * tenth));
         const double length = withinPhoto(photo, to, d, tenth);
-        if (length >= 2 * FAR && stretchSupport(photo, to, to + d * length, centre) >= RUNS_ON) return 0;
-        clearUpTo += stretchSupport(photo, to - d * tenth, to, centre) >= RUNS_ON;
+        const Point end = to + d * length;
+        if (length >= 2 * FAR && (moved ? shiftedSupport(photo, to, end, centre).first : stretchSupport(photo, to, end, centre)) >= RUNS_ON)
+            return 0;
+        const int neighbour = from == q[(side + 3) % 4] ? (side + 3) % 4 : (side + 1) % 4;
+        const bool upToCurved = curved[size_t(neighbour)] && [&] {
+            const CurvedSide c = curvedSide(photo, q, neighbour, falls);
+            return (neighbour == (side + 1) % 4 ? curvedShare(c, 0, 0.1) : curvedShare(c, 0.9, 1)) >= RUNS_ON;
+        }();
+        clearUpTo += upToCurved || stretchSupport(photo, to - d * tenth, to, centre) >= RUNS_ON;
     }
     return clearUpTo > 0 ? share : 0;
 }
@@ -934,10 +1109,55 @@ std::optional<Candidate> judge(const Photo &photo, const Quad &found, const std:
         sum += out.support[i];
         least = std::min(least, out.support[i]);
     }
-    // one side with no edge may be a book's fold
+    // a weak side may bow out of the frame between its corners, followed as a curve (where the frame
+    // comes within FAR of it: a curve counts no further past it); the paper's polarity against what
+    // lies around it measured as bends() measures it
+    std::optional<float> falls;
+    for (int i = 0; i < 4; i++) {
+        if (out.support[i] >= FRAMED) continue;
+        const Point n = outwardNormal(q, i) * double(FAR);  // (nearest the frame at one of its ends)
+        auto offPhoto = [&](Point p) { return p.x < 0 || p.y < 0 || p.x > photo.w - 1 || p.y > photo.h - 1; };
+        if (!offPhoto(q[i] + n) && !offPhoto(q[(i + 1) % 4] + n)) continue;
+        if (!falls) {
+            const cv::Mat inside = smallMask(photo, q);
+            cv::Mat around;
+            cv::dilate(inside, around, cv::Mat::ones(9, 9, CV_8U));
+            cv::subtract(around, inside, around);
+            if (cv::countNonZero(around) < 20) break;
+            falls = medianLightness(photo, inside) > medianLightness(photo, around) ? 1.0f : -1.0f;
+        }
+        const auto curved = outOfFrame(photo, q, i, *falls);
+        if (curved && *curved > out.support[i]) {
+            sum += *curved - out.support[i];
+            out.support[i] = *curved;
+            out.curved[size_t(i)] = true;
+        }
+    }
+    least = *std::min_element(out.support.begin(), out.support.end());
+    // one side with no edge may be a book's fold: its crease sought up to 4 px either side of it too
+    // (a side fitted to the edge at one flank of the crease, the facing page lighter than this one),
+    // the side moved onto it where it is found there; not along the frame, where the paper sought
+    // beyond the crease (creaseShare, up to 4 FAR out) is the frame's last pixels repeated (a side
+    // along the frame moved out past it took their JPEG seam for a crease)
     const int weakest = int(std::min_element(out.support.begin(), out.support.end()) - out.support.begin());
     if (out.support[weakest] < FRAMED) {
-        const double fold = foldShare(photo, q, weakest, out.support);
+        const Point beyond = (q[weakest] + q[(weakest + 1) % 4]) / 2 + outwardNormal(q, weakest) * double(4 * FAR);
+        const bool alongFrame = beyond.x < 0 || beyond.y < 0 || beyond.x > photo.w - 1 || beyond.y > photo.h - 1;
+        // (moved only where a crease runs along part of it already: the side lies on its flank)
+        bool othersFramed = true;
+        for (int k = 1; k < 4; k++) othersFramed = othersFramed && out.support[(weakest + k) % 4] >= FRAMED;
+        const bool creaseBeside = othersFramed && !alongFrame && creaseShare(photo, q, weakest) >= 0.3;
+        double fold = 0;
+        for (int shift : {0, -1, 1, -2, 2, -3, 3, -4, 4}) {
+            if (shift != 0 && !creaseBeside) break;
+            const auto moved = shift == 0 ? std::optional<Quad>(q) : movedOut(q, weakest, shift);
+            if (!moved) continue;
+            const double share = foldShare(photo, *moved, weakest, out.support, out.curved, falls.value_or(1.0f), shift != 0);
+            if (share > fold + 0.05) {
+                fold = share;
+                out.quad = *moved;
+            }
+        }
         if (fold > 0) {
             sum += fold - out.support[weakest];
             out.support[weakest] = fold;
@@ -2412,15 +2632,69 @@ std::optional<Line> pageBlock(const Photo &photo, const Quad &q, int side) {
     return lineThrough(a, b);
 }
 
+/// The top page's fore-edge inside side `side` of `q`, where the page block beside it shows as a
+/// plain band rather than as lit page edges (pageBlock): the pages beneath, in the shade of the top
+/// one, darker than it and lighter than what lies beyond them. A straight edge NEAR to BLOCK of the
+/// diagonal inside the side, nearly parallel to it, across which the lightness (Photo::lx, ly)
+/// falls outward as it does across the side (the strongest along each point, seen along 60 % of
+/// it), at least 2 NEAR in; the band between STEP darker than the page inside it and QUIET lighter
+/// than the strip outside the side. Sought only opposite a book's binding (topPage): elsewhere a
+/// band like it is a header printed along the sheet's edge (extend).
+std::optional<Line> blockBand(const Photo &photo, const Quad &q, int side) {
+    const SidePoints s = sideSamples(q[side], q[(side + 1) % 4], centreOf(q), 2.0, 0.1);
+    const Point n = s.normal;
+    const int in = int(BLOCK * photo.diagonal), count = int(s.points.size());
+    if (in < 3 * NEAR) return std::nullopt;  // too small a photo to tell a band
+    cv::Mat xs, ys;
+    acrossSide(s, -in, in - NEAR + 1, xs, ys);
+    const cv::Mat gx = sample(photo.lx, xs, ys, cv::BORDER_REPLICATE), gy = sample(photo.ly, xs, ys, cv::BORDER_REPLICATE);
+    std::vector<cv::Point2f> found;
+    std::vector<float> depths;
+    for (int r = 0; r < count; r++) {
+        float strongest = EDGE;
+        int at = -1;
+        for (int j = 0; j < xs.cols; j++) {
+            const float x = gx.at<float>(r, j), y = gy.at<float>(r, j);
+            const float across = -(x * float(n.x) + y * float(n.y)), along = std::abs(x * float(n.y) - y * float(n.x));
+            if (across > 2 * along && across > strongest) {
+                strongest = across;
+                at = j;
+            }
+        }
+        if (at >= 0) {
+            found.emplace_back(xs.at<float>(r, at), ys.at<float>(r, at));
+            depths.push_back(float(in - at));
+        }
+    }
+    if (found.size() < size_t(0.6 * count)) return std::nullopt;
+    const float depth = median(depths);
+    if (depth < 2 * NEAR) return std::nullopt;
+    cv::Vec4f fit;
+    cv::fitLine(found, fit, cv::DIST_HUBER, 0, 0.01, 0.01);
+    const Line line = lineThrough(Point(fit[2], fit[3]), Point(fit[2] + fit[0], fit[3] + fit[1]));
+    for (const Point &p : {q[side], q[(side + 1) % 4]}) {  // nearly parallel: both ends within the band searched
+        const double distance = std::abs(line.a * p.x + line.b * p.y - line.c);
+        if (distance < NEAR || distance > in) return std::nullopt;
+    }
+    const auto page = stripColour(photo, q, side, -depth - 3 * FAR, -depth - NEAR);
+    const auto band = stripColour(photo, q, side, -depth + NEAR / 2.0, -NEAR / 2.0);
+    const auto outside = stripColour(photo, q, side, NEAR, 3 * FAR);
+    if (!page || !band || !outside) return std::nullopt;
+    if ((*band)[0] > (*page)[0] - STEP || (*band)[0] < (*outside)[0] + QUIET) return std::nullopt;
+    return line;
+}
+
 /// `chosen` with each side along which a page block shows moved in to the top page's edge
-/// (pageBlock), the rest of it as judged; `chosen` itself when no side shows one, or the page would
-/// be no plausible quadrilateral.
+/// (pageBlock; opposite a book's binding, blockBand too), the rest of it as judged; `chosen` itself
+/// when no side shows one, or the page would be no plausible quadrilateral.
 Candidate topPage(const Photo &photo, const Candidate &chosen) {
     std::array<Line, 4> lines;
     bool moved = false;
     for (int i = 0; i < 4; i++) {
         lines[i] = lineThrough(chosen.quad[i], chosen.quad[(i + 1) % 4]);
-        if (const auto inner = pageBlock(photo, chosen.quad, i)) {
+        auto inner = pageBlock(photo, chosen.quad, i);
+        if (!inner && chosen.fold >= 0 && i == (chosen.fold + 2) % 4) inner = blockBand(photo, chosen.quad, i);
+        if (inner) {
             lines[i] = *inner;
             moved = true;
         }
@@ -2481,7 +2755,8 @@ std::vector<std::vector<double>> edgeTrace(const Photo &photo, const Quad &q, in
         std::vector<float> before, beyond;
         for (int o = std::max(0, j - FAR); o <= j - NEAR; o++) before.push_back(lightness.at<float>(r, o));
         for (int o = j + NEAR; o <= std::min(width - 1, j + FAR); o++) beyond.push_back(lightness.at<float>(r, o));
-        if (before.empty() || beyond.empty()) return true;  // at the probe's outer end: beyond the straight side
+        if (before.size() < 3) return false;  // at the probe's inner end: too little before it to tell
+        if (beyond.empty()) return true;       // at the probe's outer end: beyond the straight side
         return falls * (median(before) - median(beyond)) >= float(STEP);
     };
     std::vector<std::vector<double>> offsets{size_t(count)};
@@ -2600,28 +2875,65 @@ std::vector<Point> withTips(const std::vector<Point> &hull, const std::vector<do
     return upperHull(points);
 }
 
+/// Side `i` of `q`'s traced edge (`offsets` where `running`, every 2 px from corner i, as
+/// runningEdge gives them) where it runs out to the frame and stops: the sheet runs on past the
+/// frame there (a book's page sagging below it between its corners), and the side itself is taken
+/// as its edge, up to the frame, until an edge is traced again. Out to the frame: within NEAR of the
+/// side, the frame within FAR beyond it. Followed from either end.
+void pastTheFrame(const Photo &photo, const Quad &q, int i, std::vector<double> &offsets, std::vector<bool> &running) {
+    const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centreOf(q), 2.0, 0.0);
+    const size_t count = std::min(offsets.size(), side.points.size());
+    auto frameNear = [&](size_t r) {
+        const Point out = side.points[r] + side.normal * double(FAR);
+        return out.x < 0 || out.y < 0 || out.x > photo.w - 1 || out.y > photo.h - 1;
+    };
+    std::vector<bool> past(count, false);
+    for (const bool forward : {true, false}) {
+        bool out = false;
+        for (size_t k = 0; k < count; k++) {
+            const size_t r = forward ? k : count - 1 - k;
+            if (running[r])
+                out = frameNear(r) && offsets[r] >= -NEAR;
+            else if (out && frameNear(r))
+                past[r] = true;
+            else
+                out = false;
+        }
+    }
+    for (size_t r = 0; r < count; r++)
+        if (past[r]) {
+            offsets[r] = 0;
+            running[r] = true;
+        }
+}
+
 /// Where the sheet's sides bow or curl (a sheet lifted off the table, a book's page curling into
 /// its binding): each side's edges traced (edgeTrace), the outermost that runs on kept
 /// (runningEdge), specks narrower than RUN points opened away, and its upper hull taken, so that no
 /// part of the sheet lies outside it, without ends turning steeper than TURN (a hand, a shadow),
 /// where the edge is seen along most of the side, at both ends, and the hull strays from its own
 /// chord by BOW or more (a side moved in parallel is a band's or a shadow's edge, not the sheet
-/// bowing), then carried out to the tips the edge runs on to in its ends (withTips). None when no
-/// side bows, or the paper's lightness does not stand out from the table's (both measured inside
-/// and around `measured`). Where the strip just inside a side lies on the other side of the table's
-/// lightness from the paper, by STEP or more, that side is traced by the strip's own step out onto
-/// the table: a dark header on a page lighter than the table, whose lower edge, traced by the
-/// paper's step, was followed and the header cut off; or the shadow a curled edge casts, darker
-/// than the table, which the cut then takes in too: a looser cut, nothing lost (page02.jpg, 1.4 %
-/// instead of 0.7 %).
+/// bowing), then carried out to the tips the edge runs on to in its ends (withTips); where the
+/// edge runs out to the frame and stops, the side itself up to the frame (pastTheFrame). None when
+/// no side bows. The paper's lightness and the table's are measured inside and around `measured`;
+/// where the two do not differ by STEP (an open book: its facing page as light as the paper beside
+/// the binding, dark wood beyond the other sides), each side is traced against the lightness just
+/// outside it instead, and left straight where that is like the paper's. Where the strip just
+/// inside a side lies on the other side of the table's lightness from the paper, by STEP or more,
+/// that side is traced by the strip's own step out onto the table: a dark header on a page lighter
+/// than the table, whose lower edge, traced by the paper's step, was followed and the header cut
+/// off; or the shadow a curled edge casts, darker than the table, which the cut then takes in too:
+/// a looser cut, nothing lost (page02.jpg, 1.4 % instead of 0.7 %).
 std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measured) {
     const cv::Mat inside = smallMask(photo, measured);
     cv::Mat around;
     cv::dilate(inside, around, cv::Mat::ones(9, 9, CV_8U));
     cv::subtract(around, inside, around);
     if (cv::countNonZero(around) < 20) return std::nullopt;
-    const float paper = medianLightness(photo, inside), table = medianLightness(photo, around);
-    if (std::abs(paper - table) < STEP) return std::nullopt;
+    const float paper = medianLightness(photo, inside), aroundLightness = medianLightness(photo, around);
+    // where the ring around is as light as the paper (a book's facing page beside its binding, a dark
+    // table beyond its other sides), each side is traced against the lightness just outside it
+    const bool perSide = std::abs(paper - aroundLightness) < STEP;
     Bends out;
     out.q = q;
     bool bowed = false;
@@ -2631,6 +2943,12 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measur
         out.along[i] = d / std::max(1e-9, out.length[i]);
         out.sides[i] = {Point(0, 0), Point(out.length[i], 0)};
         std::vector<double> along;
+        float table = aroundLightness;
+        if (perSide) {
+            const auto outside = stripColour(photo, q, i, NEAR, 3 * FAR);
+            if (!outside || std::abs((*outside)[0] - paper) < STEP) continue;
+            table = (*outside)[0];
+        }
         // a strip along the side on the other side of the table's lightness from the paper (a dark
         // header on a page lighter than the table, or a shadow): its own outer edge is traced
         float sidePaper = paper;
@@ -2640,7 +2958,8 @@ std::optional<Bends> bends(const Photo &photo, const Quad &q, const Quad &measur
         }
         const std::vector<std::vector<double>> edges = edgeTrace(photo, q, i, sidePaper, table, along, out.normal[i]);
         std::vector<bool> running;
-        const std::vector<double> offsets = runningEdge(edges, running);
+        std::vector<double> offsets = runningEdge(edges, running);
+        pastTheFrame(photo, q, i, offsets, running);
         std::vector<double> seen, at;
         for (size_t r = 0; r < offsets.size(); r++)
             if (running[r] && along[r] >= ROUNDED * out.length[i] && along[r] <= (1 - ROUNDED) * out.length[i]) {
@@ -2793,6 +3112,58 @@ void curlFeet(const Photo &photo, Bends &bends) {
 #endif
             if (bends.foot[c]) break;
         }
+    }
+}
+
+/// The corners of `bends` on the book's binding, fold side `fold`, moved along it to where the page
+/// begins (`foot`). Where the curved sides cross the binding's line, the table may lie just inside
+/// it: above a top dropping steeply into the binding, below a bottom rising into it (a bookmark's
+/// cord there, or the wood). So from each crossing the binding is followed inward, as far as a bend
+/// is traced (BOW_REACH): the colour just inside it (NEAR..FAR) at its first RUN points is what lies
+/// at the crossing, and where it differs from that by STEP and is more like the paper further in (3
+/// to 5 FAR), for RUN points, is the foot. Where the page itself reaches the crossing, nothing moves.
+void foldFeet(const Photo &photo, Bends &bends, int fold) {
+    const auto crossings = outlineOf(bends, 0);
+    if (!crossings) return;
+    // the median colour from `from` to `to` px inside the binding at `t` along it; none off the photo
+    auto strip = [&](double t, int from, int to) -> std::optional<cv::Vec3f> {
+        std::array<std::vector<float>, 3> channels;
+        for (int o = from; o <= to; o++) {
+            const Point p = bends.at(fold, t) - bends.normal[fold] * double(o);
+            const int x = int(std::lround(p.x)), y = int(std::lround(p.y));
+            if (x < 0 || y < 0 || x >= photo.w || y >= photo.h) continue;
+            const cv::Vec3f v = photo.lab.at<cv::Vec3f>(y, x);
+            for (int c = 0; c < 3; c++) channels[c].push_back(v[c]);
+        }
+        if (channels[0].size() < 3) return std::nullopt;
+        return cv::Vec3f(median(channels[0]), median(channels[1]), median(channels[2]));
+    };
+    // the corner where the binding starts, followed forward; the one where it ends, back
+    for (const auto &[corner, toward] : {std::pair{fold, 1.0}, std::pair{(fold + 1) % 4, -1.0}}) {
+        if (bends.foot[corner]) continue;
+        const double from = dot((*crossings)[corner][0] - bends.q[fold], bends.along[fold]);
+        std::array<std::vector<float>, 3> seen;
+        cv::Vec3f atCrossing;
+        size_t page = 0;
+        for (double shift = 0; shift <= BOW_REACH * photo.diagonal; shift += 2.0) {
+            const double t = from + toward * shift;
+            const auto v = strip(t, NEAR, FAR), paper = strip(t, 3 * FAR, 5 * FAR);
+            if (!v || !paper) break;
+            if (seen[0].size() < RUN) {
+                for (int k = 0; k < 3; k++) seen[k].push_back((*v)[k]);
+                if (seen[0].size() == RUN) atCrossing = cv::Vec3f(median(seen[0]), median(seen[1]), median(seen[2]));
+                continue;
+            }
+            const bool begun = cv::norm(*v - atCrossing) >= STEP && cv::norm(*v - *paper) < cv::norm(*v - atCrossing);
+            page = begun ? page + 1 : 0;
+            if (page == RUN) {
+                bends.foot[corner] = std::pair{fold, t - toward * 2.0 * double(RUN - 1)};
+                break;
+            }
+        }
+#ifdef SHEET_DEBUG
+        std::fprintf(stderr, "binding %d, corner %d: foot %s\n", fold, corner, bends.foot[corner] ? "found" : "not found");
+#endif
     }
 }
 
@@ -3026,6 +3397,7 @@ void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *resu
         // where its sides bow or curl, followed: its corners where they meet, the cut along them
         if (auto bent = bends(photo, found[chosen].quad, enclosed->quad)) {
             curlFeet(photo, *bent);
+            if (found[chosen].fold >= 0) foldFeet(photo, *bent, found[chosen].fold);
             const auto sheet = outlineOf(*bent, 0), cut = outlineOf(*bent, MARGIN * photo.diagonal);
             if (sheet && cut) {
                 for (int i = 0; i < 4; i++) {

@@ -648,6 +648,23 @@ import Testing
         expectCutAlong(drawn, cut, run)
     }
 
+    /// Issue 42, point 1: an open book in the shade on wood or cloth, its right page beside the facing
+    /// one at a creased binding, the pages beneath it showing beside its fore-edge as a plain band (8
+    /// mm, darker than the page, lighter than the table) rather than as lit page edges, as in
+    /// linguistics_thesis_a.jpg. The band was taken as part of the page, 2.2-2.3 % of the diagonal
+    /// outside it. Opposite the binding, such a band is the page block (blockBand): the page's own
+    /// edge, where the band begins, is its side.
+    static var booksWithAPlainPageBlock: [[String: Any]] { [
+        ["facing": true, "fore_band": 8, "fill": 0.85, "size": [1200, 1600], "angle": -2, "tilt": 8],
+        ["facing": true, "fore_band": 8, "fill": 0.8, "size": [1200, 1600], "angle": 3, "tilt": 12, "table": "cloth"],
+    ] }
+
+    @Test(arguments: booksWithAPlainPageBlock.indices)
+    func aBookPageIsCutAtItsOwnEdgeNotAtAPlainPageBlockBesideIt(_ index: Int) throws {
+        let (drawn, cut, run) = try photographed(Self.booksWithAPlainPageBlock[index])
+        expectCutAlong(drawn, cut, run)
+    }
+
     /// Issue 42, point 1: the right page of an open book on a cloth, its top edge curling down into
     /// the binding over its left fifth (by 6 % of its height): its top left corner is where the curl
     /// meets the binding. The top side is followed as a curve where it bends, but the trace took only

@@ -32,7 +32,10 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           side `side` (0 top, 1 right, 2 bottom, 3 left) at share `at` along it,
                           turned `turn` degrees from square across it, "thumb": [side, at] a thumb
                           (20 mm wide, its tip 15 mm inside the sheet) reaching over that side from
-                          beyond the frame, as a hand holds a sheet up to the camera}
+                          beyond the frame, as a hand holds a sheet up to the camera, "fore_band":
+                          a book's page block beside the sheet's right side seen as a plain band
+                          this many mm wide, darker than the page and lighter than wood, the whole
+                          open book in the shade}
 
 Writes OUT.jpg, OUT.page.png (the page as drawn, upright) and prints the sheet's corners in the
 photo as JSON ("corners"; a bowed sheet's sides' middles too, "middles"). Everything is drawn here;
@@ -177,7 +180,9 @@ if spec.get("sheet", True):
         # the pages of an open book fan out from the binding.
         top = -ph / 2 + (spec["curl"] * ph if spec.get("drop") else 0)  # at the foot of the page's drop
         facing = [(-pw / 2, top), (-1.5 * pw, -0.75 * ph), (-1.5 * pw, 0.75 * ph), (-pw / 2, ph / 2)]
-        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in facing], fill=(248, 248, 242))
+        # (with a plain page block beside the page, the whole book lies in the shade)
+        shade = (211, 211, 206) if spec.get("fore_band") else (248, 248, 242)
+        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in facing], fill=shade)
     if spec.get("block"):
         # The fore-edge of the pages beneath, facing the light: strips stepping out from the right
         # side, each a page's edge, the outermost first so that each nearer one covers its inner part.
@@ -186,8 +191,13 @@ if spec.get("sheet", True):
             edge = [(pw / 2, -ph / 2), (pw / 2 + k * step, -ph / 2), (pw / 2 + k * step, ph / 2), (pw / 2, ph / 2)]
             ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in edge], fill=(250, 250, 246))
             ImageDraw.Draw(table).line([view(x, y, distance) for x, y in edge[1:3]], fill=(190, 190, 184), width=max(3, W // 500))
+    if spec.get("fore_band"):
+        # The pages beneath seen edge-on beside the right side, in the shade: a plain band
+        width = spec["fore_band"] / 25.4 * 120
+        band = [(pw / 2, -ph / 2), (pw / 2 + width, -ph / 2), (pw / 2 + width, ph / 2), (pw / 2, ph / 2)]
+        ImageDraw.Draw(table).polygon([view(x, y, distance) for x, y in band], fill=(176, 170, 158))
     sheet = Image.open(out + ".sheet.png").convert("RGBA")
-    if spec.get("block"):
+    if spec.get("block") or spec.get("fore_band"):
         # the page turned from the light: a shade darker than its edges
         shaded = sheet.convert("RGB").point(lambda v: v * 85 // 100)
         sheet = Image.merge("RGBA", (*shaded.split(), sheet.getchannel("A")))
