@@ -787,18 +787,17 @@ float medianLightness(const Photo &photo, const cv::Mat &mask);
 /// chord, moving sideways at most 2 px from one point to the next, that gains most: 8 for an edge,
 /// 2 for a point past the frame no more than FAR beyond the chord (the frame close by: a sheet
 /// sagging past it between corners near it, not a strip of table between the side and the frame),
-/// less 1 for each pixel moved sideways (and an eighth of its offset at the start). An edge is a
-/// peak of the gradient across the side, falling outward by EDGE where `falls` is 1 (the paper
-/// lighter than its surroundings; rising where -1), with the lightness NEAR to FAR beyond it STEP
-/// below that before it, or the frame beyond it; with `alongOnly`, running along the side within
-/// 27 degrees (as evidence() asks). A book's page whose bottom sags below the frame between its
-/// corners shows its edge along the rest of the side, off the chord, and then the frame.
+/// less 1 for each pixel moved sideways (and an eighth of its offset at the start). An edge is a peak of the gradient across the side, falling outward by EDGE where
+/// `falls` is 1 (the paper lighter than its surroundings; rising where -1), with the lightness NEAR
+/// to FAR beyond it STEP below that before it, or the frame beyond it. A book's page whose bottom
+/// sags below the frame between its corners shows its edge along the rest of the side, off the
+/// chord, and then the frame.
 struct CurvedSide {
     enum Kind { NOTHING, EDGE_SEEN, PAST };
     std::vector<Kind> kind;
     std::vector<int> offset;
 };
-CurvedSide curvedSide(const Photo &photo, const Quad &q, int i, float falls, bool alongOnly = true) {
+CurvedSide curvedSide(const Photo &photo, const Quad &q, int i, float falls) {
     const SidePoints side = sideSamples(q[i], q[(i + 1) % 4], centreOf(q), 2.0, 0.0);
     const int reach = std::max(4, int(OUT_OF_FRAME * photo.diagonal));
     const int width = 2 * reach + 1, count = int(side.points.size());
@@ -824,10 +823,6 @@ CurvedSide curvedSide(const Photo &photo, const Quad &q, int i, float falls, boo
             }
             const float v = response[size_t(j)];
             if (j == 0 || j == width - 1 || v < EDGE || v < response[size_t(j - 1)] || v < response[size_t(j + 1)]) continue;
-            // running along the side, as evidence() asks (within 27 degrees): not a neighbouring
-            // side's edge crossing the probe near a corner, nor print
-            const float along = std::abs(gx.at<float>(r, j) * float(n.y) - gy.at<float>(r, j) * float(n.x));
-            if (alongOnly && v <= 2 * along) continue;
             std::vector<float> before, beyond;
             for (int o = std::max(0, j - FAR); o <= j - NEAR; o++) before.push_back(labs.at<cv::Vec3f>(r, o)[0]);
             for (int o = j + NEAR; o <= std::min(width - 1, j + FAR); o++)
@@ -892,26 +887,23 @@ CurvedSide inRuns(CurvedSide c) {
 
 /// Side `i` of `q` as a curve bowing out of the frame between its corners (curvedSide, inRuns),
 /// where it is one: its support (curvedShare, its ends trimmed as evidence() trims them). Both its
-/// corners lie in the photo (a sheet running off the frame at a corner is no sheet to take: the
-/// photo lacks a corner); the curve runs past the frame along PAST_FRAME of it or more, and lies on
-/// the chord or past the frame along ON_CHORD of its middle (an edge further in, parallel to the
-/// side, is another candidate's). The edges it passes run along the side: a sheet running off the
-/// frame, the side taken along the frame between where its sides leave the photo, shows those
-/// sides' edges near its ends, and its print, but no edge along it.
+/// corners lie in the photo, and so do the curve's first and last fortieth (a sheet running off the
+/// frame at a corner is no sheet to take: the photo lacks a corner); the curve runs past the frame
+/// along PAST_FRAME of it or more, and lies on the chord or past the frame along ON_CHORD of its
+/// middle (an edge further in, parallel to the side, is another candidate's).
 std::optional<double> outOfFrame(const Photo &photo, const Quad &q, int i, float falls) {
     auto inPhoto = [&](Point p) { return p.x >= 0 && p.y >= 0 && p.x <= photo.w - 1 && p.y <= photo.h - 1; };
     if (!inPhoto(q[i]) || !inPhoto(q[(i + 1) % 4])) return std::nullopt;
     const CurvedSide c = inRuns(curvedSide(photo, q, i, falls));
-    const size_t count = c.kind.size();
+    const size_t count = c.kind.size(), end = count / 40;
     auto pastAt = [&](size_t r) { return c.kind[r] == CurvedSide::PAST; };
     size_t past = 0, onChord = 0, middle = 0;
-    for (size_t r = 0; r < count; r++) past += pastAt(r);
+    for (size_t r = 0; r < count; r++) {
+        past += pastAt(r);
+        if ((r < end || r >= count - end) && pastAt(r)) return std::nullopt;
+    }
     for (int r = int(0.1 * double(count - 1)); r <= int(0.9 * double(count - 1)); r++, middle++)
         onChord += pastAt(size_t(r)) || (c.kind[size_t(r)] == CurvedSide::EDGE_SEEN && std::abs(c.offset[size_t(r)]) <= 3);
-#ifdef SHEET_DEBUG
-    std::fprintf(stderr, "side %d out of the frame: past %.2f, on its chord %.2f, support %.2f\n", i, double(past) / double(count),
-                 double(onChord) / double(std::max<size_t>(1, middle)), curvedShare(c, 0.1, 0.9));
-#endif
     if (double(past) < PAST_FRAME * double(count) || double(onChord) < ON_CHORD * double(std::max<size_t>(1, middle))) return std::nullopt;
     return curvedShare(c, 0.1, 0.9);
 }
@@ -1006,9 +998,8 @@ double foldShare(const Photo &photo, const Quad &q, int side, const std::array<d
         if (length >= 2 * FAR && (moved ? shiftedSupport(photo, to, end, centre).first : stretchSupport(photo, to, end, centre)) >= RUNS_ON)
             return 0;
         const int neighbour = from == q[(side + 3) % 4] ? (side + 3) % 4 : (side + 1) % 4;
-        // (steeply too: the last rise of a sagging foot into the binding)
         const bool upToCurved = curved[size_t(neighbour)] && [&] {
-            const CurvedSide c = curvedSide(photo, q, neighbour, falls, false);
+            const CurvedSide c = curvedSide(photo, q, neighbour, falls);
             return (neighbour == (side + 1) % 4 ? curvedShare(c, 0, 0.1) : curvedShare(c, 0.9, 1)) >= RUNS_ON;
         }();
         clearUpTo += upToCurved || stretchSupport(photo, to - d * tenth, to, centre) >= RUNS_ON;
