@@ -94,6 +94,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -3405,10 +3406,12 @@ void copyCorners(const Quad &q, double *out) {
 /// empty (the prototype would fail there).
 constexpr int SMALLEST = 16;
 
-void findSheet(const cv::Mat &rgb, const Plausible &plausible, ptcv_result *result) {
+/// `rgb`: the working image, let go of once the photo's views of it are made.
+void findSheet(cv::Mat rgb, const Plausible &plausible, ptcv_result *result) {
     result->accept = ACCEPT;
     if (std::min(rgb.cols, rgb.rows) < SMALLEST) return;
     const Photo photo(rgb);
+    rgb.release();
     std::vector<Candidate> found = candidates(photo);
     result->judged = int(found.size());
     int passedOver = -1, heldBack = -1, framing = -1;
@@ -3581,7 +3584,7 @@ extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int heigh
     } trimmed;
     try {
         double scale = 1;
-        const cv::Mat image = workingImage(pixels, width, height, stride, layout, scale);
+        cv::Mat image = workingImage(pixels, width, height, stride, layout, scale);
         const Plausible isPaper = [&](const Quad &q) {
             if (!plausible) return true;
             double corners[8];
@@ -3589,7 +3592,7 @@ extern "C" int ptcv_find_sheet(const unsigned char *pixels, int width, int heigh
             toPhoto(corners, scale);
             return plausible(corners, width, height, context) != 0;
         };
-        findSheet(image, isPaper, result);
+        findSheet(std::move(image), isPaper, result);
         if (result->chosen >= 0) toPhoto(result->cut, scale);
         if (result->outlined)
             for (auto &side : result->outline) toPhoto(side, scale, PTCV_SIDE_POINTS);
