@@ -294,17 +294,54 @@ float median(std::vector<float> values) {
     return (lower + upper) / 2;
 }
 
-/// np.percentile (linear interpolation between the closest ranks) of a 32-bit image's values.
-double percentile(const cv::Mat &image, double share) {
-    std::vector<float> values = image.isContinuous() ? std::vector<float>(image.ptr<float>(), image.ptr<float>() + image.total())
-                                                     : std::vector<float>(image.begin<float>(), image.end<float>());
-    const double rank = share * double(values.size() - 1);
+/// OpenCV's default border for 3x3 filters (BORDER_REFLECT_101): the row or column next to the
+/// edge, mirrored.
+int reflected(int i, int n) { return i < 0 ? 1 : i >= n ? n - 2 : i; }
+
+/// The columns left and right of each of a `w`-wide image's, as reflected() takes them.
+std::pair<std::vector<int>, std::vector<int>> columnsBeside(int w) {
+    std::pair<std::vector<int>, std::vector<int>> out{std::vector<int>(static_cast<size_t>(w)), std::vector<int>(static_cast<size_t>(w))};
+    for (int x = 0; x < w; x++) {
+        out.first[size_t(x)] = reflected(x - 1, w);
+        out.second[size_t(x)] = reflected(x + 1, w);
+    }
+    return out;
+}
+
+/// Sobel 3x3 of an 8-bit image across x and y at column `x` of row `g1`, `g0` and `g2` the rows above
+/// and below, `a` and `b` the columns left and right: whole numbers, as cv::Sobel's to the bit.
+std::pair<int, int> sobelAt(const uchar *g0, const uchar *g1, const uchar *g2, int a, int x, int b) {
+    return {(g0[b] - g0[a]) + 2 * (g1[b] - g1[a]) + (g2[b] - g2[a]), (g2[a] + 2 * g2[x] + g2[b]) - (g0[a] + 2 * g0[x] + g0[b])};
+}
+
+/// numpy's percentile (linear, `share` of the way) of Canny's own L1 gradient of `grey`, |Sobel x| +
+/// |Sobel y|: whole numbers up to 2,040, counted rather than sorted as floats, which took three
+/// float images of the photo and a copy of one (the same value to the bit).
+double gradientPercentile(const cv::Mat &grey, double share) {
+    const int w = grey.cols, h = grey.rows;
+    const auto beside = columnsBeside(w);
+    const std::vector<int> &left = beside.first, &right = beside.second;
+    std::vector<size_t> counts(2 * 4 * 255 + 1);
+    for (int y = 0; y < h; y++) {
+        const uchar *g0 = grey.ptr<uchar>(reflected(y - 1, h)), *g1 = grey.ptr<uchar>(y), *g2 = grey.ptr<uchar>(reflected(y + 1, h));
+        for (int x = 0; x < w; x++) {
+            const auto [sx, sy] = sobelAt(g0, g1, g2, left[size_t(x)], x, right[size_t(x)]);
+            counts[size_t(std::abs(sx) + std::abs(sy))]++;
+        }
+    }
+    const size_t n = size_t(w) * size_t(h);
+    const double rank = share * double(n - 1);
     const size_t below = size_t(std::floor(rank));
     const double t = rank - double(below);
-    std::nth_element(values.begin(), values.begin() + below, values.end());
-    const double a = values[below];
-    if (below + 1 >= values.size()) return a;
-    const double b = *std::min_element(values.begin() + below + 1, values.end());
+    // the values that sorting would put at `below` and just after it
+    size_t before = 0, value = 0;
+    while (before + counts[value] <= below) before += counts[value++];
+    const double a = double(value);
+    if (below + 1 >= n) return a;
+    if (before + counts[value] <= below + 1)
+        do value++;
+        while (counts[value] == 0);
+    const double b = double(value);
     // numpy's lerp, which measures from the nearer end
     return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
 }
@@ -404,13 +441,8 @@ void colourGradient(const cv::Mat &grey, const cv::Mat &lab, cv::Mat &gx, cv::Ma
     const int w = grey.cols, h = grey.rows;
     gx.create(h, w, CV_32F);
     gy.create(h, w, CV_32F);
-    // OpenCV's default border, as cv::Sobel's: the row or column next to the edge, mirrored
-    auto reflected = [](int i, int n) { return i < 0 ? 1 : i >= n ? n - 2 : i; };
-    std::vector<int> left(static_cast<size_t>(w)), right(static_cast<size_t>(w));
-    for (int x = 0; x < w; x++) {
-        left[size_t(x)] = reflected(x - 1, w);
-        right[size_t(x)] = reflected(x + 1, w);
-    }
+    const auto beside = columnsBeside(w);
+    const std::vector<int> &left = beside.first, &right = beside.second;
     // Grey and Lab's a and b (OpenCV's 8-bit scale) hold whole numbers, so these sums are exact, and
     // equal to the bit to what cv::Sobel makes of them in 32-bit floats
     cv::parallel_for_(cv::Range(0, h), [&](const cv::Range &rows) {
@@ -421,8 +453,7 @@ void colourGradient(const cv::Mat &grey, const cv::Mat &lab, cv::Mat &gx, cv::Ma
             float *ox = gx.ptr<float>(y), *oy = gy.ptr<float>(y);
             for (int x = 0; x < w; x++) {
                 const int a = left[size_t(x)], b = right[size_t(x)];
-                const int sx = (g0[b] - g0[a]) + 2 * (g1[b] - g1[a]) + (g2[b] - g2[a]);
-                const int sy = (g2[a] + 2 * g2[x] + g2[b]) - (g0[a] + 2 * g0[x] + g0[b]);
+                const auto [sx, sy] = sobelAt(g0, g1, g2, a, x, b);
                 float fx = float(sx), fy = float(sy), magnitude = fx * fx + fy * fy;
                 auto sobel = [&](int c, float &cx, float &cy) {
                     cx = (l0[b][c] - l0[a][c]) + 2 * (l1[b][c] - l1[a][c]) + (l2[b][c] - l2[a][c]);
@@ -1267,11 +1298,8 @@ std::optional<Quad> hullToQuad(const std::vector<cv::Point> &contour) {
 /// Canny with thresholds from the image's own gradients: the strongest tenth of them are edges,
 /// half that continues one.
 cv::Mat autoCanny(const cv::Mat &grey) {
-    cv::Mat gx, gy, edges;
-    cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
-    cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
-    const cv::Mat magnitude = cv::abs(gx) + cv::abs(gy);  // Canny's own L1 gradient
-    const double high = std::max(20.0, percentile(magnitude, 0.9));
+    cv::Mat edges;
+    const double high = std::max(20.0, gradientPercentile(grey, 0.9));
     cv::Canny(grey, edges, high / 2, high);
     return edges;
 }
