@@ -20,7 +20,9 @@ perspective by ImageMagick (`-distort Perspective`) onto a textured table, with 
                           folded across at this share of its height and opened again: a grey crease
                           across the page, between paragraphs, "bow": each side bulging out in
                           its middle by this share of its length (a sheet lifted at its corners, a
-                          page off a roll); the corners stay where they were, "block": a book's
+                          page off a roll); the corners stay where they were, "sag": the bottom side
+                          alone bulging down so (a thick book's page sagging below its corners;
+                          with "shift", past the bottom of the frame), "block": a book's
                           page block beside the sheet's right side, this many pages' edges lit
                           white (each 2.5 mm wide, a grey line between), the page itself in the
                           shade of the open book, "curl": the top edge dipping by this share of
@@ -98,9 +100,9 @@ if spec.get("curl"):
 page.save(out + ".page.png")
 # what the camera sees of the page: the page itself, or bowed on a canvas with room for its bulges
 seen, inset = page, 0
-if spec.get("bow"):
-    bow = spec["bow"]
-    inset = math.ceil(bow * max(pw, ph)) + 2
+if spec.get("bow") or spec.get("sag"):
+    bow, sag = spec.get("bow", 0), spec.get("sag", 0)
+    inset = math.ceil(max(bow, sag) * max(pw, ph)) + 2
     cx, cy = inset + pw / 2, inset + ph / 2
     def bulge(t):  # 0 at a side's ends, 1 in its middle
         return max(0.0, 1 - (2 * t - 1) ** 2)
@@ -109,7 +111,7 @@ if spec.get("bow"):
         # sides, each column so for the top and bottom: the inverse, from the canvas to the page
         u, v = (X - inset) / pw, (Y - inset) / ph
         across = 1 + 2 * bow * ph / pw * bulge(v)
-        down = 1 + 2 * bow * pw / ph * bulge(u)
+        down = 1 + 2 * (bow + (sag if Y > cy else 0)) * pw / ph * bulge(u)
         return pw / 2 + (X - cx) / across, ph / 2 + (Y - cy) / down
     cell, mesh = 16, []
     for Y in range(0, ph + 2 * inset, cell):
@@ -164,9 +166,9 @@ if spec.get("sheet", True):
         span = max((max(xs) - min(xs)) / W, (max(ys) - min(ys)) / H)
         distance *= span / fill
     corners = [view(x, y, distance) for x, y in outline]
-    if spec.get("bow"):
+    if inset:
         # the tips of the bulges: each side's middle, out by its share of the side's length
-        middles = [view(x, y, distance) for x, y in [(0, -ph / 2 - bow * pw), (pw / 2 + bow * ph, 0), (0, ph / 2 + bow * pw),
+        middles = [view(x, y, distance) for x, y in [(0, -ph / 2 - bow * pw), (pw / 2 + bow * ph, 0), (0, ph / 2 + (bow + sag) * pw),
                                                      (-pw / 2 - bow * ph, 0)]]
     points = " ".join(f"{sx + inset},{sy + inset} {dx:.2f},{dy:.2f}"
                       for (sx, sy), (dx, dy) in zip([(0, 0), (pw, 0), (pw, ph), (0, ph)], corners))
@@ -291,4 +293,4 @@ if spec.get("blur"):
     grain = Image.effect_noise((W, H), spec.get("grain", 4)).convert("RGB")
     table = ImageChops.add(table, grain, 1.0, -128)
 table.save(out, quality=spec.get("quality", 90))
-print(json.dumps({"corners": corners, **({"middles": middles} if spec.get("bow") and corners else {})}))
+print(json.dumps({"corners": corners, **({"middles": middles} if inset and corners else {})}))
