@@ -215,13 +215,15 @@ std::optional<Quad> cornersOf(const std::array<Line, 4> &lines) {
     return out;
 }
 
-/// The unit normal of side `side` of `q`, pointing away from its centre.
-Point outwardNormal(const Quad &q, int side) {
-    const Point a = q[side], b = q[(side + 1) % 4];
+/// The unit normal of the side from `a` to `b`, pointing away from `centre`.
+Point outwardNormal(Point a, Point b, Point centre) {
     const double length = std::max(1e-9, std::hypot(b.x - a.x, b.y - a.y));
     Point n(-(b.y - a.y) / length, (b.x - a.x) / length);
-    return dot(n, (a + b) / 2 - centreOf(q)) < 0 ? -n : n;
+    return dot(n, (a + b) / 2 - centre) < 0 ? -n : n;
 }
+
+/// The unit normal of side `side` of `q`, pointing away from its centre.
+Point outwardNormal(const Quad &q, int side) { return outwardNormal(q[side], q[(side + 1) % 4], centreOf(q)); }
 
 /// `q` with side `side` moved out (away from the centre; in where negative) by `by` pixels, in
 /// parallel, its corners where the neighbouring sides meet it; none where they do not.
@@ -544,11 +546,8 @@ struct SidePoints {
 SidePoints sideSamples(Point p, Point q, Point centre, double spacing = 4.0, double trim = 0.1) {
     const Point d = q - p;
     const double length = std::hypot(d.x, d.y);
-    const double divisor = length == 0 ? 1 : length;
-    Point n(-d.y / divisor, d.x / divisor);
-    if (dot(n, (p + q) / 2 - centre) < 0) n = -n;
     const int count = std::max(8, int(length * (1 - 2 * trim) / spacing));
-    SidePoints out{{}, n};
+    SidePoints out{{}, outwardNormal(p, q, centre)};
     for (double t : linspace(trim, 1 - trim, count)) out.points.push_back(p + t * d);
     return out;
 }
